@@ -1,0 +1,23 @@
+"""tapete: fast, exact engines for Spoil Five, Cicera, Cau Robat and Cuajo.
+
+The engine is the Rust extension ``tapete._core``; this package re-exports its API, adds the
+per-game evaluators (``tapete.spoil_five``), the errors (``tapete.errors``), the command line
+(``tapete.cli``) and the pure-Python reference model (``tapete.reference``).
+"""
+
+from tapete import spoil_five
+from tapete._core import TERMINAL, Game, State, list_games, load_game
+from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
+
+__all__ = [
+    "TERMINAL",
+    "ConfigError",
+    "Game",
+    "IllegalActionError",
+    "ParseError",
+    "State",
+    "TapeteError",
+    "list_games",
+    "load_game",
+    "spoil_five",
+]

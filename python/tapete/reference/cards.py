@@ -1,0 +1,127 @@
+"""Card packs of the four games: ids, canonical strings and parsing.
+
+A card id is ``len(ranks) * suit_index + rank_index``; a pack lists its cards in
+ascending id.  Card strings are the rank token followed by the suit token; parsing
+is case-insensitive and output is canonical.
+
+* French 52 (``spoil_five``, ``cicera``): suits ``C D H S``, ranks
+  ``2 3 4 5 6 7 8 9 10 J Q K A`` (``T`` accepted for ``10``).  ``AH`` is 38.
+* Spanish 40 (``cau_robat``): suits ``O C E B`` (oros, copas, espadas, bastos),
+  ranks ``1 2 3 4 5 6 7 10 11 12``.
+* Cuajo 28 kinds (``cuajo``): suits ``O C E B``, ranks ``A 3 4 5 J H K`` (ace, 3,
+  4, 5, jack, horse, king; ``1 10 11 12`` accepted for ``A J H K``).  The Cuajo
+  pack holds four copies of each kind; a card string names the kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from tapete.errors import ParseError
+
+__all__ = ["CUAJO", "FRENCH", "Pack", "SPANISH"]
+
+
+class Pack:
+    """One kind of pack: suits, ranks, and the card-string grammar."""
+
+    def __init__(
+        self,
+        name: str,
+        suits: Sequence[str],
+        ranks: Sequence[str],
+        rank_aliases: Mapping[str, str] | None = None,
+        copies: int = 1,
+    ) -> None:
+        self.name = name
+        self.suits: tuple[str, ...] = tuple(suits)
+        self.ranks: tuple[str, ...] = tuple(ranks)
+        self.copies = copies
+        self._rank_index: dict[str, int] = {r: i for i, r in enumerate(self.ranks)}
+        for alias, target in (rank_aliases or {}).items():
+            self._rank_index[alias.upper()] = self._rank_index[target]
+        self._suit_index: dict[str, int] = {s: i for i, s in enumerate(self.suits)}
+
+    @property
+    def num_kinds(self) -> int:
+        """Number of distinct card ids."""
+        return len(self.suits) * len(self.ranks)
+
+    def ids(self) -> list[int]:
+        """Every card id once, ascending."""
+        return list(range(self.num_kinds))
+
+    def full_pack(self) -> list[int]:
+        """The physical pack, ascending (each kind ``copies`` times)."""
+        return [c for c in range(self.num_kinds) for _ in range(self.copies)]
+
+    def card(self, suit: int, rank: int) -> int:
+        """The id of the card of ``suit`` index and ``rank`` index."""
+        return suit * len(self.ranks) + rank
+
+    def suit(self, card: int) -> int:
+        """Suit index of a card id."""
+        return card // len(self.ranks)
+
+    def rank(self, card: int) -> int:
+        """Rank index of a card id."""
+        return card % len(self.ranks)
+
+    def is_id(self, card: object) -> bool:
+        """Whether ``card`` is a valid card id (an int, not a bool)."""
+        return isinstance(card, int) and not isinstance(card, bool) and 0 <= card < self.num_kinds
+
+    def to_string(self, card: int) -> str:
+        """Canonical string of a card id."""
+        if not self.is_id(card):
+            raise ValueError(f"not a {self.name} card id: {card!r} (expected 0..{self.num_kinds - 1})")
+        return self.ranks[self.rank(card)] + self.suits[self.suit(card)]
+
+    def parse(self, text: object) -> int:
+        """Card id of a card string (case-insensitive); ``ParseError`` if malformed."""
+        if not isinstance(text, str):
+            raise ParseError(f"a {self.name} card must be a string like "
+                             f"{self.to_string(self.num_kinds - 1)!r}, got {text!r}")
+        upper = text.upper()
+        if len(upper) >= 2:
+            rank = self._rank_index.get(upper[:-1])
+            suit = self._suit_index.get(upper[-1])
+            if rank is not None and suit is not None:
+                return self.card(suit, rank)
+        raise ParseError(
+            f"not a {self.name} card: {text!r} (expected a rank among "
+            f"{' '.join(self.ranks)} followed by a suit among {' '.join(self.suits)})"
+        )
+
+    def parse_many(self, texts: Iterable[object]) -> list[int]:
+        """Card ids of a sequence of card strings, in the given order."""
+        if isinstance(texts, str):
+            raise ParseError(f"expected a list of {self.name} cards, got the string {texts!r}")
+        return [self.parse(t) for t in texts]
+
+    def format_many(self, cards: Iterable[int]) -> list[str]:
+        """Canonical strings of card ids, in the given order."""
+        return [self.to_string(c) for c in cards]
+
+    def __repr__(self) -> str:
+        return f"Pack({self.name!r})"
+
+
+FRENCH = Pack(
+    "french52",
+    suits="C D H S".split(),
+    ranks="2 3 4 5 6 7 8 9 10 J Q K A".split(),
+    rank_aliases={"T": "10"},
+)
+SPANISH = Pack(
+    "spanish40",
+    suits="O C E B".split(),
+    ranks="1 2 3 4 5 6 7 10 11 12".split(),
+)
+CUAJO = Pack(
+    "cuajo",
+    suits="O C E B".split(),
+    ranks="A 3 4 5 J H K".split(),
+    rank_aliases={"1": "A", "10": "J", "11": "H", "12": "K"},
+    copies=4,
+)

@@ -1,0 +1,237 @@
+//! Cards of the three packs, their ids, canonical strings and parsing, and bit sets of cards.
+//!
+//! Each game's rules page numbers its cards its own way; a [`Pack`] records the rank and suit
+//! tokens and whether ids run suit by suit or rank by rank. Card ids are `u8`; a set of cards
+//! of a pack of at most 64 is a `u64` bit set.
+
+use crate::{parse_err, Result};
+
+/// A pack: rank and suit tokens (canonical spellings first), aliases, and the id layout.
+#[derive(Debug)]
+pub struct Pack {
+    pub name: &'static str,
+    pub ranks: &'static [&'static str],
+    pub suits: &'static [&'static str],
+    /// Extra rank spellings accepted on input: (alias, rank index).
+    pub rank_aliases: &'static [(&'static str, u8)],
+    /// `true`: id = rank * suits + suit; `false`: id = suit * ranks + rank.
+    pub rank_major: bool,
+    /// Identical copies of every card (Cuajo: 4); deck lists repeat each id that often.
+    pub copies: u8,
+}
+
+impl Pack {
+    pub const fn kinds(&self) -> usize {
+        self.ranks.len() * self.suits.len()
+    }
+
+    /// Cards in a full pack, counting copies.
+    pub const fn size(&self) -> usize {
+        self.kinds() * self.copies as usize
+    }
+
+    pub fn id(&self, rank: u8, suit: u8) -> u8 {
+        if self.rank_major {
+            rank * self.suits.len() as u8 + suit
+        } else {
+            suit * self.ranks.len() as u8 + rank
+        }
+    }
+
+    pub fn rank(&self, id: u8) -> u8 {
+        if self.rank_major {
+            id / self.suits.len() as u8
+        } else {
+            id % self.ranks.len() as u8
+        }
+    }
+
+    pub fn suit(&self, id: u8) -> u8 {
+        if self.rank_major {
+            id % self.suits.len() as u8
+        } else {
+            id / self.ranks.len() as u8
+        }
+    }
+
+    pub fn name_of(&self, id: u8) -> String {
+        let mut s = String::with_capacity(3);
+        s.push_str(self.ranks[self.rank(id) as usize]);
+        s.push_str(self.suits[self.suit(id) as usize]);
+        s
+    }
+
+    /// Parses a card string, case-insensitively: rank token then suit letter.
+    pub fn parse(&self, text: &str) -> Result<u8> {
+        let t = text.trim().to_ascii_uppercase();
+        let bad = || {
+            parse_err!(
+                "{text:?} is not a card of the {} pack (rank {} then suit {})",
+                self.name,
+                self.ranks.join("/"),
+                self.suits.join("/")
+            )
+        };
+        if t.len() < 2 || !t.is_ascii() {
+            return Err(bad());
+        }
+        let (r, s) = t.split_at(t.len() - 1);
+        let suit = self.suits.iter().position(|&x| x == s).ok_or_else(bad)? as u8;
+        let rank = match self.ranks.iter().position(|&x| x == r) {
+            Some(i) => i as u8,
+            None => self
+                .rank_aliases
+                .iter()
+                .find(|(a, _)| *a == r)
+                .map(|&(_, i)| i)
+                .ok_or_else(bad)?,
+        };
+        Ok(self.id(rank, suit))
+    }
+
+    /// Parses a complete deck (top first): every card of the pack exactly `copies` times.
+    pub fn parse_deck<S: AsRef<str>>(&self, cards: &[S]) -> Result<Vec<u8>> {
+        let ids = cards
+            .iter()
+            .map(|c| self.parse(c.as_ref()).map_err(|e| crate::Error::Config(e.to_string())))
+            .collect::<Result<Vec<u8>>>()?;
+        self.check_deck(&ids)?;
+        Ok(ids)
+    }
+
+    /// A deck must hold every card of the pack exactly `copies` times.
+    pub fn check_deck(&self, ids: &[u8]) -> Result<()> {
+        if ids.len() != self.size() {
+            return Err(crate::config_err!(
+                "a deck of the {} pack has {} cards, got {}",
+                self.name,
+                self.size(),
+                ids.len()
+            ));
+        }
+        let mut count = vec![0u8; self.kinds()];
+        for &id in ids {
+            let c = count.get_mut(id as usize).ok_or_else(|| crate::config_err!("card id {id} out of range"))?;
+            *c += 1;
+            if *c > self.copies {
+                return Err(crate::config_err!(
+                    "the deck is not a permutation of the {} pack: {} appears too often",
+                    self.name,
+                    self.name_of(id)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The pack in ascending id order (each id `copies` times).
+    pub fn sorted(&self) -> Vec<u8> {
+        (0..self.kinds() as u8)
+            .flat_map(|id| std::iter::repeat_n(id, self.copies as usize))
+            .collect()
+    }
+}
+
+/// French 52 for Spoil Five: suits C D H S, ranks 2 … A, id = 13·suit + rank.
+pub static FRENCH_SPOIL_FIVE: Pack = Pack {
+    name: "French 52",
+    ranks: &["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"],
+    suits: &["C", "D", "H", "S"],
+    rank_aliases: &[("T", 8)],
+    rank_major: false,
+    copies: 1,
+};
+
+/// French 52 for Cicera: suits S H D C, ranks A … K, id = 13·suit + rank.
+pub static FRENCH_CICERA: Pack = Pack {
+    name: "French 52",
+    ranks: &["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
+    suits: &["S", "H", "D", "C"],
+    rank_aliases: &[("T", 9)],
+    rank_major: false,
+    copies: 1,
+};
+
+/// Spanish 40 for Cau Robat: ranks 1 … 7, 10, 11, 12, suits O C E B, id = 4·rank + suit.
+pub static SPANISH_40: Pack = Pack {
+    name: "Spanish 40",
+    ranks: &["1", "2", "3", "4", "5", "6", "7", "10", "11", "12"],
+    suits: &["O", "C", "E", "B"],
+    rank_aliases: &[],
+    rank_major: true,
+    copies: 1,
+};
+
+/// Cuajo's 112: 28 kinds (ranks A 3 4 5 J H K, suits O C E B, id = 7·suit + rank), four copies.
+pub static CUAJO_112: Pack = Pack {
+    name: "Cuajo 112",
+    ranks: &["A", "3", "4", "5", "J", "H", "K"],
+    suits: &["O", "C", "E", "B"],
+    rank_aliases: &[("1", 0), ("10", 4), ("11", 5), ("12", 6)],
+    rank_major: false,
+    copies: 4,
+};
+
+/// Iterates the ids of a bit set in ascending order.
+pub fn ids(mut set: u64) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if set == 0 {
+            None
+        } else {
+            let id = set.trailing_zeros() as u8;
+            set &= set - 1;
+            Some(id)
+        }
+    })
+}
+
+pub const fn bit(id: u8) -> u64 {
+    1u64 << id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pack_round_trips_every_card() {
+        for pack in [&FRENCH_SPOIL_FIVE, &FRENCH_CICERA, &SPANISH_40, &CUAJO_112] {
+            for id in 0..pack.kinds() as u8 {
+                let s = pack.name_of(id);
+                assert_eq!(pack.parse(&s).unwrap(), id, "{s}");
+                assert_eq!(pack.parse(&s.to_lowercase()).unwrap(), id, "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn documented_ids() {
+        assert_eq!(FRENCH_SPOIL_FIVE.parse("AH").unwrap(), 38);
+        assert_eq!(FRENCH_SPOIL_FIVE.parse("5C").unwrap(), 3);
+        assert_eq!(FRENCH_SPOIL_FIVE.parse("th").unwrap(), FRENCH_SPOIL_FIVE.parse("10H").unwrap());
+        assert_eq!(FRENCH_CICERA.parse("JH").unwrap(), 23);
+        assert_eq!(FRENCH_CICERA.parse("KC").unwrap(), 51);
+        assert_eq!(SPANISH_40.parse("12B").unwrap(), 39);
+        assert_eq!(SPANISH_40.parse("1C").unwrap(), 1);
+        assert_eq!(CUAJO_112.parse("KO").unwrap(), 6);
+        assert_eq!(CUAJO_112.parse("3B").unwrap(), 22);
+        assert_eq!(CUAJO_112.parse("12B").unwrap(), 27);
+    }
+
+    #[test]
+    fn bad_cards_are_parse_errors() {
+        for bad in ["", "A", "1H", "11S", "AX", "ÅH", "10", "  ", "AHH"] {
+            assert!(matches!(FRENCH_SPOIL_FIVE.parse(bad), Err(crate::Error::Parse(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn decks_must_be_permutations() {
+        let mut d = FRENCH_SPOIL_FIVE.sorted();
+        assert!(FRENCH_SPOIL_FIVE.check_deck(&d).is_ok());
+        d[0] = 1;
+        assert!(FRENCH_SPOIL_FIVE.check_deck(&d).is_err());
+        assert!(FRENCH_SPOIL_FIVE.check_deck(&d[1..]).is_err());
+        assert_eq!(CUAJO_112.sorted().len(), 112);
+    }
+}

@@ -1,0 +1,382 @@
+//! The object-safe layer: a tracked state (history, decks, rewards) around any [`Game`], and the
+//! erased [`DynGame`]/[`DynState`] traits that the registry, the bindings and generic tests use.
+//! Only this file converts between typed actions and action indices.
+
+use crate::game::{check_seat, Action, Game};
+use crate::rng::Rng;
+use crate::{parse_err, Error, Result};
+use serde_json::{json, Value};
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// How many proposals `resample_from_infostate` tries before keeping the hidden cards as they are.
+const RESAMPLE_ATTEMPTS: usize = 2000;
+
+/// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
+/// action history and the returns before the last action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tracked<G: Game> {
+    config: Arc<G::Config>,
+    seed: u64,
+    /// Decks of the deals started so far, then any given decks not dealt yet.
+    decks: Vec<Vec<u8>>,
+    history: Vec<G::Action>,
+    state: G,
+    returns_before: Vec<f64>,
+}
+
+impl<G: Game> Tracked<G> {
+    pub fn new(config: Arc<G::Config>, seed: u64, decks: Vec<Vec<u8>>) -> Self {
+        let mut state = G::new(&config, Rng::new(seed));
+        let mut decks = decks;
+        match decks.first() {
+            Some(d) => state.redeal(d),
+            None => decks.push(state.deck().to_vec()),
+        }
+        let mut returns_before = vec![0.0; G::num_players(&config)];
+        state.returns(&mut returns_before);
+        Tracked { config, seed, decks, history: Vec::new(), state, returns_before }
+    }
+
+    pub fn state(&self) -> &G {
+        &self.state
+    }
+
+    pub fn history(&self) -> &[G::Action] {
+        &self.history
+    }
+
+    pub fn apply(&mut self, action: G::Action) -> Result<()> {
+        if self.state.is_terminal() {
+            return Err(crate::illegal_err!("the game is over: {action} cannot be applied"));
+        }
+        if !self.state.is_legal(action) {
+            return Err(crate::illegal_err!(
+                "{action} is not legal now; seat {} may play: {}",
+                self.state.current_player().unwrap_or(0),
+                self.legal_strings().join(", ")
+            ));
+        }
+        self.state.returns(&mut self.returns_before);
+        self.step(action);
+        Ok(())
+    }
+
+    fn legal_strings(&self) -> Vec<String> {
+        let mut legal = Vec::new();
+        self.state.legal_actions(&mut legal);
+        legal.iter().map(|a| a.to_string()).collect()
+    }
+
+    /// Applies a legal action and deals a new deal from its recorded deck, if there is one.
+    fn step(&mut self, action: G::Action) {
+        let deal = self.state.deal_index();
+        self.state.apply_unchecked(action);
+        self.history.push(action);
+        let now = self.state.deal_index();
+        if now != deal {
+            match self.decks.get(now) {
+                Some(d) => self.state.redeal(d),
+                None => self.decks.push(self.state.deck().to_vec()),
+            }
+        }
+    }
+
+    pub fn rewards(&self) -> Vec<f64> {
+        let mut now = vec![0.0; self.returns_before.len()];
+        self.state.returns(&mut now);
+        if self.history.is_empty() {
+            return vec![0.0; now.len()];
+        }
+        now.iter().zip(&self.returns_before).map(|(a, b)| a - b).collect()
+    }
+
+    pub fn serialize(&self) -> String {
+        let pack = G::PACK;
+        let decks: Vec<Vec<String>> =
+            self.decks.iter().map(|d| d.iter().map(|&c| pack.name_of(c)).collect()).collect();
+        let history: Vec<usize> = self.history.iter().map(|a| a.index()).collect();
+        json!({
+            "game": G::NAME,
+            "config": self.config.as_ref(),
+            "seed": self.seed,
+            "decks": decks,
+            "rng": self.state.rng().state,
+            "history": history,
+        })
+        .to_string()
+    }
+
+    /// Rebuilds a state by replaying its history through the checked `apply`.
+    pub fn deserialize(text: &str) -> Result<Self> {
+        let bad = |what: &str| parse_err!("corrupt serialized {} state: {what}", G::NAME);
+        let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+        if v.get("game").and_then(Value::as_str) != Some(G::NAME) {
+            return Err(bad("it is not a state of this game"));
+        }
+        let mut config: G::Config = serde_json::from_value(v.get("config").cloned().unwrap_or(Value::Null))
+            .map_err(|e| bad(&format!("config: {e}")))?;
+        G::check_config(&mut config).map_err(|e| bad(&e.to_string()))?;
+        let seed = v.get("seed").and_then(Value::as_u64).ok_or_else(|| bad("no seed"))?;
+        let rng = v.get("rng").and_then(Value::as_u64).ok_or_else(|| bad("no rng state"))?;
+        let decks: Vec<Vec<String>> = serde_json::from_value(v.get("decks").cloned().unwrap_or(Value::Null))
+            .map_err(|e| bad(&format!("decks: {e}")))?;
+        if decks.is_empty() {
+            return Err(bad("no deck"));
+        }
+        let decks = decks
+            .iter()
+            .map(|d| G::PACK.parse_deck(d))
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| bad(&e.to_string()))?;
+        let history: Vec<usize> = serde_json::from_value(v.get("history").cloned().unwrap_or(Value::Null))
+            .map_err(|e| bad(&format!("history: {e}")))?;
+        let mut t = Tracked::<G>::new(Arc::new(config), seed, decks);
+        for (i, &a) in history.iter().enumerate() {
+            let action = G::Action::from_index(a).ok_or_else(|| bad(&format!("action {a} out of range")))?;
+            t.apply(action).map_err(|e| bad(&format!("action {i}: {e}")))?;
+        }
+        t.state.set_rng(Rng::new(rng));
+        Ok(t)
+    }
+
+    /// Everything `seat` saw, deal by deal, in order: its perfect-recall information state.
+    pub fn information_state_string(&self, seat: usize) -> String {
+        let mut t = Tracked::<G>::new(self.config.clone(), self.seed, self.decks.clone());
+        let mut out = t.state.deal_summary(seat);
+        for &a in &self.history {
+            if let Some(line) = t.state.action_seen_by(a, seat) {
+                out.push('\n');
+                out.push_str(&line);
+            }
+            let deal = t.state.deal_index();
+            t.step(a);
+            if t.state.deal_index() != deal {
+                out.push('\n');
+                out.push_str(&t.state.deal_summary(seat));
+            }
+        }
+        out
+    }
+
+    /// A state `seat` cannot tell from this one, with the hidden cards of the current deal
+    /// re-dealt and future deals drawn from `seed`. Earlier deals are kept as they were: their
+    /// hidden cards can no longer change anything.
+    pub fn resample(&self, seat: usize, seed: u64) -> Self {
+        // Replay to the start of the current deal.
+        let deal = self.state.deal_index();
+        let mut t = Tracked::<G>::new(self.config.clone(), self.seed, self.decks.clone());
+        let mut start_at = 0;
+        let mut start = t.state.clone();
+        for (i, &a) in self.history.iter().enumerate() {
+            let before = t.state.deal_index();
+            t.step(a);
+            if t.state.deal_index() != before && t.state.deal_index() == deal {
+                start_at = i + 1;
+                start = t.state.clone();
+            }
+        }
+        let acts = &self.history[start_at..];
+        let target = self.state.view(Some(seat));
+        let mut rng = Rng::new(seed);
+        for _ in 0..RESAMPLE_ATTEMPTS {
+            let Some((deck, new_acts)) = G::resample_deal(&start, acts, seat, &mut rng) else { continue };
+            if G::PACK.check_deck(&deck).is_err() {
+                continue;
+            }
+            let mut s = start.clone();
+            s.redeal(&deck);
+            if new_acts.iter().all(|&a| s.apply(a).is_ok()) && s.view(Some(seat)) == target {
+                let mut out = self.clone();
+                out.decks.truncate(deal);
+                out.decks.push(deck);
+                out.history.truncate(start_at);
+                out.history.extend_from_slice(&new_acts);
+                s.set_rng(rng);
+                out.state = s;
+                return out;
+            }
+        }
+        let mut out = self.clone();
+        out.decks.truncate(deal + 1);
+        out.state.set_rng(rng);
+        out
+    }
+}
+
+/// A game with its config, behind a trait object.
+pub trait DynGame: Send + Sync + Debug {
+    fn name(&self) -> &'static str;
+    fn num_players(&self) -> usize;
+    fn num_distinct_actions(&self) -> usize;
+    fn observation_shape(&self) -> Vec<usize>;
+    fn max_game_length(&self) -> usize;
+    /// Every config key with its effective value.
+    fn config(&self) -> Value;
+    /// `decks`: given decks of the first deals (card strings), possibly none.
+    fn new_state(&self, seed: u64, decks: &[Vec<String>]) -> Result<Box<dyn DynState>>;
+    fn deserialize_state(&self, text: &str) -> Result<Box<dyn DynState>>;
+    fn card_name(&self, id: u8) -> String;
+}
+
+/// A state behind a trait object; actions are indices.
+pub trait DynState: Send + Sync + Debug {
+    fn game(&self) -> Box<dyn DynGame>;
+    fn clone_box(&self) -> Box<dyn DynState>;
+    fn as_any(&self) -> &dyn Any;
+    fn eq_dyn(&self, other: &dyn DynState) -> bool;
+    fn num_players(&self) -> usize;
+    fn current_player(&self) -> Option<usize>;
+    fn legal_actions(&self, out: &mut Vec<usize>);
+    fn apply(&mut self, action: usize) -> Result<()>;
+    fn action_to_string(&self, action: usize) -> Result<String>;
+    fn string_to_action(&self, text: &str) -> Result<usize>;
+    fn returns(&self) -> Vec<f64>;
+    fn rewards(&self) -> Vec<f64>;
+    fn observation_len(&self) -> usize;
+    fn observe(&self, seat: usize, out: &mut [f32]) -> Result<()>;
+    fn observation_string(&self, seat: usize) -> Result<String>;
+    fn information_state_string(&self, seat: usize) -> Result<String>;
+    fn view(&self, seat: Option<usize>) -> Result<Value>;
+    fn history(&self) -> Vec<usize>;
+    fn serialize(&self) -> String;
+    fn resample(&self, seat: usize, seed: u64) -> Result<Box<dyn DynState>>;
+    fn render(&self) -> String;
+}
+
+/// A game type with its checked config.
+#[derive(Debug, Clone)]
+pub struct GameOf<G: Game> {
+    config: Arc<G::Config>,
+}
+
+impl<G: Game> GameOf<G> {
+    pub fn from_json(config: Value) -> Result<Self> {
+        let mut config: G::Config = serde_json::from_value(config)
+            .map_err(|e| crate::config_err!("bad {} config: {e}", G::NAME))?;
+        G::check_config(&mut config)?;
+        Ok(GameOf { config: Arc::new(config) })
+    }
+
+    pub fn config_ref(&self) -> &Arc<G::Config> {
+        &self.config
+    }
+}
+
+impl<G: Game> DynGame for GameOf<G> {
+    fn name(&self) -> &'static str {
+        G::NAME
+    }
+    fn num_players(&self) -> usize {
+        G::num_players(&self.config)
+    }
+    fn num_distinct_actions(&self) -> usize {
+        G::Action::COUNT
+    }
+    fn observation_shape(&self) -> Vec<usize> {
+        G::observation_shape(&self.config)
+    }
+    fn max_game_length(&self) -> usize {
+        G::max_game_length(&self.config)
+    }
+    fn config(&self) -> Value {
+        serde_json::to_value(self.config.as_ref()).unwrap_or(Value::Null)
+    }
+    fn new_state(&self, seed: u64, decks: &[Vec<String>]) -> Result<Box<dyn DynState>> {
+        let decks = decks.iter().map(|d| G::PACK.parse_deck(d)).collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(Tracked::<G>::new(self.config.clone(), seed, decks)))
+    }
+    fn deserialize_state(&self, text: &str) -> Result<Box<dyn DynState>> {
+        Ok(Box::new(Tracked::<G>::deserialize(text)?))
+    }
+    fn card_name(&self, id: u8) -> String {
+        G::PACK.name_of(id)
+    }
+}
+
+fn action_of<G: Game>(index: usize) -> Result<G::Action> {
+    G::Action::from_index(index).ok_or_else(|| {
+        Error::IllegalAction(format!("action id {index} is out of range 0..{}", G::Action::COUNT))
+    })
+}
+
+impl<G: Game> DynState for Tracked<G> {
+    fn game(&self) -> Box<dyn DynGame> {
+        Box::new(GameOf::<G> { config: self.config.clone() })
+    }
+    fn clone_box(&self) -> Box<dyn DynState> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn eq_dyn(&self, other: &dyn DynState) -> bool {
+        other.as_any().downcast_ref::<Self>().is_some_and(|o| {
+            o.config == self.config && o.state == self.state && o.history == self.history
+        })
+    }
+    fn num_players(&self) -> usize {
+        G::num_players(&self.config)
+    }
+    fn current_player(&self) -> Option<usize> {
+        self.state.current_player()
+    }
+    fn legal_actions(&self, out: &mut Vec<usize>) {
+        let mut legal = Vec::with_capacity(16);
+        self.state.legal_actions(&mut legal);
+        out.extend(legal.iter().map(|a| a.index()));
+    }
+    fn apply(&mut self, action: usize) -> Result<()> {
+        Tracked::apply(self, action_of::<G>(action)?)
+    }
+    fn action_to_string(&self, action: usize) -> Result<String> {
+        Ok(action_of::<G>(action)?.to_string())
+    }
+    fn string_to_action(&self, text: &str) -> Result<usize> {
+        Ok(G::Action::parse(text)?.index())
+    }
+    fn returns(&self) -> Vec<f64> {
+        let mut out = vec![0.0; G::num_players(&self.config)];
+        self.state.returns(&mut out);
+        out
+    }
+    fn rewards(&self) -> Vec<f64> {
+        Tracked::rewards(self)
+    }
+    fn observation_len(&self) -> usize {
+        G::observation_shape(&self.config).iter().product()
+    }
+    fn observe(&self, seat: usize, out: &mut [f32]) -> Result<()> {
+        check_seat(seat, self.num_players())?;
+        self.state.observe(seat, out);
+        Ok(())
+    }
+    fn observation_string(&self, seat: usize) -> Result<String> {
+        check_seat(seat, self.num_players())?;
+        Ok(self.state.render(Some(seat)))
+    }
+    fn information_state_string(&self, seat: usize) -> Result<String> {
+        check_seat(seat, self.num_players())?;
+        Ok(Tracked::information_state_string(self, seat))
+    }
+    fn view(&self, seat: Option<usize>) -> Result<Value> {
+        if let Some(s) = seat {
+            check_seat(s, self.num_players())?;
+        }
+        Ok(self.state.view(seat))
+    }
+    fn history(&self) -> Vec<usize> {
+        self.history.iter().map(|a| a.index()).collect()
+    }
+    fn serialize(&self) -> String {
+        Tracked::serialize(self)
+    }
+    fn resample(&self, seat: usize, seed: u64) -> Result<Box<dyn DynState>> {
+        check_seat(seat, self.num_players())?;
+        Ok(Box::new(Tracked::resample(self, seat, seed)))
+    }
+    fn render(&self) -> String {
+        self.state.render(None)
+    }
+}

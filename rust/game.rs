@@ -1,0 +1,106 @@
+//! The one trait every game implements: a few required rule methods, and provided methods that
+//! enforce the invariants once (checked apply, terminal test) so games never re-implement them.
+
+use crate::cards::Pack;
+use crate::rng::Rng;
+use crate::{illegal_err, Result};
+use serde::{de::DeserializeOwned, Serialize};
+use std::fmt::{Debug, Display};
+
+/// A typed action with a dense index in `0..COUNT`.
+pub trait Action: Copy + Eq + Debug + Display + Send + Sync + 'static {
+    const COUNT: usize;
+    fn index(self) -> usize;
+    fn from_index(index: usize) -> Option<Self>;
+    /// Parses the canonical action string (case-insensitive); `Error::Parse` otherwise.
+    fn parse(text: &str) -> Result<Self>;
+}
+
+/// A game's state. `(config, seed, decks, actions)` determine it completely.
+pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
+    const NAME: &'static str;
+    const PACK: &'static Pack;
+    type Config: Serialize + DeserializeOwned + Clone + PartialEq + Debug + Send + Sync;
+    type Action: Action;
+
+    /// Validates a config and fills in effective values (e.g. defaults that depend on players).
+    fn check_config(config: &mut Self::Config) -> Result<()>;
+    fn num_players(config: &Self::Config) -> usize;
+    fn max_game_length(config: &Self::Config) -> usize;
+    fn observation_shape(config: &Self::Config) -> Vec<usize>;
+
+    /// The initial state: draws what the config leaves to chance from `rng`, then the first deal.
+    fn new(config: &Self::Config, rng: Rng) -> Self;
+    /// Index of the current deal (from 0); it changes when an action starts a new deal.
+    fn deal_index(&self) -> usize;
+    /// The current deal's deck, top card first.
+    fn deck(&self) -> &[u8];
+    /// Deals the current deal again from `deck` (a checked permutation of the pack). Only called
+    /// right after the deal started, before any action of it.
+    fn redeal(&mut self, deck: &[u8]);
+    fn rng(&self) -> Rng;
+    fn set_rng(&mut self, rng: Rng);
+
+    /// The seat to act, `None` when the game is over.
+    fn current_player(&self) -> Option<usize>;
+    /// Appends the legal actions, ascending, to `out` (empty at the end).
+    fn legal_actions(&self, out: &mut Vec<Self::Action>);
+    fn apply_unchecked(&mut self, action: Self::Action);
+    fn returns(&self, out: &mut [f64]);
+
+    /// The JSON-ready view of `seat` (`None`: everything). Layout: docs/rules/<game>.md.
+    fn view(&self, seat: Option<usize>) -> serde_json::Value;
+    /// Writes the observation tensor of `seat` into `out` (zeroed, of the observation size).
+    fn observe(&self, seat: usize, out: &mut [f32]);
+    /// A readable picture of the table as `seat` sees it (`None`: everything).
+    fn render(&self, seat: Option<usize>) -> String;
+    /// What `seat` is told when the current deal starts (its cards, the public table).
+    fn deal_summary(&self, seat: usize) -> String;
+    /// How `seat` sees `action` taken now by the current player; `None` if it sees nothing.
+    fn action_seen_by(&self, action: Self::Action, seat: usize) -> Option<String>;
+    /// Proposes a re-deal of a deal for determinisation: given the state when the deal started
+    /// and the actions taken in it since, a deck and actions (hidden ones may change) that
+    /// `seat` could not tell apart. `None` if this attempt failed; the caller checks and retries.
+    fn resample_deal(
+        start: &Self,
+        actions: &[Self::Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Self::Action>)>;
+
+    // Provided methods: never overridden by games.
+
+    fn is_terminal(&self) -> bool {
+        self.current_player().is_none()
+    }
+
+    fn is_legal(&self, action: Self::Action) -> bool {
+        let mut legal = Vec::with_capacity(16);
+        self.legal_actions(&mut legal);
+        legal.contains(&action)
+    }
+
+    /// Applies a legal action; on an illegal one returns an error and leaves the state unchanged.
+    fn apply(&mut self, action: Self::Action) -> Result<()> {
+        if self.is_terminal() {
+            return Err(illegal_err!("the game is over: no action can be applied"));
+        }
+        if !self.is_legal(action) {
+            return Err(illegal_err!(
+                "{action} is not legal now (seat {} to act)",
+                self.current_player().unwrap_or(0)
+            ));
+        }
+        self.apply_unchecked(action);
+        Ok(())
+    }
+}
+
+/// Seat check shared by every per-seat accessor.
+pub fn check_seat(seat: usize, players: usize) -> Result<()> {
+    if seat < players {
+        Ok(())
+    } else {
+        Err(crate::value_err!("seat {seat} is out of range: this game has seats 0..{}", players - 1))
+    }
+}

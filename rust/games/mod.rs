@@ -1,0 +1,3 @@
+//! One module per game: only that game's rules.
+
+pub mod spoil_five;

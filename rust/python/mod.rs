@@ -1,0 +1,459 @@
+//! The only PyO3 code: the `tapete._core` module, its `Game` and `State` classes, the
+//! evaluators, and the mapping of engine errors onto the classes of `tapete.errors`.
+
+use crate::dynamic::{DynGame, DynState};
+use crate::games::spoil_five::{self, RenegeReference};
+use crate::{cards, registry, Error};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use serde_json::Value;
+use std::hash::{BuildHasher, Hasher};
+
+/// Raises the `tapete.errors` class of an engine error (defined in Python, imported here).
+fn to_py(err: Error) -> PyErr {
+    Python::attach(|py| {
+        let class = match &err {
+            Error::Config(_) => "ConfigError",
+            Error::IllegalAction(_) => "IllegalActionError",
+            Error::Parse(_) => "ParseError",
+            Error::Value(_) => return PyValueError::new_err(err.to_string()),
+        };
+        match py.import("tapete.errors").and_then(|m| m.getattr(class)) {
+            Ok(cls) => match cls.call1((err.to_string(),)) {
+                Ok(instance) => PyErr::from_value(instance),
+                Err(e) => e,
+            },
+            Err(e) => e,
+        }
+    })
+}
+
+trait OrPy<T> {
+    fn py_err(self) -> PyResult<T>;
+}
+
+impl<T> OrPy<T> for crate::Result<T> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}
+
+fn config_error(message: String) -> PyErr {
+    to_py(Error::Config(message))
+}
+
+/// Python value -> JSON through the `json` module, so every JSON-able config value works.
+fn to_json(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let text: String = py.import("json")?.call_method1("dumps", (value,))?.extract()?;
+    serde_json::from_str(&text).map_err(|e| config_error(format!("config is not JSON-like: {e}")))
+}
+
+fn to_py_value(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
+    Ok(match value {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into_pyobject(py)?.into_any().unbind(),
+            None => match n.as_u64() {
+                Some(u) => u.into_pyobject(py)?.into_any().unbind(),
+                None => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind(),
+            },
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py_value(py, item)?)?;
+            }
+            list.into_any().unbind()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, to_py_value(py, v)?)?;
+            }
+            dict.into_any().unbind()
+        }
+    })
+}
+
+fn fresh_seed() -> u64 {
+    // The OS-seeded hasher keys of std: a fresh, unpredictable seed without another dependency.
+    std::collections::hash_map::RandomState::new().build_hasher().finish()
+}
+
+fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    match seed {
+        None => Ok(fresh_seed()),
+        Some(s) if s.is_none() => Ok(fresh_seed()),
+        Some(s) => {
+            if s.is_instance_of::<pyo3::types::PyBool>() {
+                return Err(config_error("seed must be an int 0 <= seed < 2**64, got a bool".into()));
+            }
+            s.extract::<u64>()
+                .map_err(|_| config_error(format!("seed must be an int 0 <= seed < 2**64, got {s}")))
+        }
+    }
+}
+
+fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+    if value.is_instance_of::<pyo3::types::PyString>() {
+        return Err(config_error(format!("{what} must be a sequence of card strings, not one string")));
+    }
+    value.extract::<Vec<String>>().map_err(|_| config_error(format!("{what} must be a sequence of card strings")))
+}
+
+/// A game with its config.
+#[pyclass(module = "tapete._core", name = "Game", frozen)]
+pub struct PyGame {
+    inner: Box<dyn DynGame>,
+}
+
+#[pymethods]
+impl PyGame {
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    fn num_players(&self) -> usize {
+        self.inner.num_players()
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        self.inner.num_distinct_actions()
+    }
+
+    fn observation_tensor_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.observation_shape())
+    }
+
+    fn max_game_length(&self) -> usize {
+        self.inner.max_game_length()
+    }
+
+    fn config(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py_value(py, &self.inner.config())
+    }
+
+    #[pyo3(signature = (seed=None, deck=None, decks=None))]
+    fn new_initial_state(
+        &self,
+        seed: Option<&Bound<'_, PyAny>>,
+        deck: Option<&Bound<'_, PyAny>>,
+        decks: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyState> {
+        let seed = seed_of(seed)?;
+        let decks: Vec<Vec<String>> = match (deck.filter(|d| !d.is_none()), decks.filter(|d| !d.is_none())) {
+            (Some(_), Some(_)) => return Err(config_error("give deck or decks, not both".into())),
+            (Some(d), None) => vec![card_list(d, "deck")?],
+            (None, Some(ds)) => {
+                if ds.is_instance_of::<pyo3::types::PyString>() {
+                    return Err(config_error("decks must be a sequence of decks".into()));
+                }
+                ds.try_iter()
+                    .map_err(|_| config_error("decks must be a sequence of decks".into()))?
+                    .map(|d| card_list(&d?, "each deck"))
+                    .collect::<PyResult<_>>()?
+            }
+            (None, None) => Vec::new(),
+        };
+        Ok(PyState { inner: self.inner.new_state(seed, &decks).py_err()? })
+    }
+
+    fn deserialize_state(&self, data: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let text: String = data.extract().map_err(|_| to_py(Error::Parse("serialized state must be a str".into())))?;
+        let state = self.inner.deserialize_state(&text).py_err()?;
+        if state.game().config() != self.inner.config() {
+            return Err(to_py(Error::Parse("the serialized state belongs to a game with another config".into())));
+        }
+        Ok(PyState { inner: state })
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyGame>().is_ok_and(|o| {
+            let o = o.get();
+            o.inner.name() == self.inner.name() && o.inner.config() == self.inner.config()
+        })
+    }
+
+    fn __hash__(&self) -> u64 {
+        let mut h = std::hash::DefaultHasher::new();
+        h.write(self.inner.name().as_bytes());
+        h.write(self.inner.config().to_string().as_bytes());
+        h.finish()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("load_game({:?}, **{})", self.inner.name(), self.inner.config())
+    }
+
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String, String))> {
+        let f = py.import("tapete._core")?.getattr("_game_from_json")?.unbind();
+        Ok((f, (self.inner.name().to_string(), self.inner.config().to_string())))
+    }
+}
+
+/// A state of a game.
+#[pyclass(module = "tapete._core", name = "State")]
+pub struct PyState {
+    inner: Box<dyn DynState>,
+}
+
+impl PyState {
+    fn seat(&self, player: i64) -> PyResult<usize> {
+        let n = self.inner.num_players();
+        usize::try_from(player)
+            .ok()
+            .filter(|&p| p < n)
+            .ok_or_else(|| PyValueError::new_err(format!("seat {player} is out of range: this game has seats 0..{}", n - 1)))
+    }
+
+    fn action(&self, action: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let bad = || to_py(Error::IllegalAction(format!("action must be an int id, got {action}")));
+        if action.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(bad());
+        }
+        let id: i64 = action.extract().map_err(|_| bad())?;
+        usize::try_from(id).map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative"))))
+    }
+}
+
+#[pymethods]
+impl PyState {
+    fn current_player(&self) -> i64 {
+        self.inner.current_player().map_or(-4, |p| p as i64)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.inner.current_player().is_none()
+    }
+
+    fn legal_actions(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(16);
+        self.inner.legal_actions(&mut out);
+        out
+    }
+
+    fn legal_actions_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        let mut legal = Vec::with_capacity(16);
+        self.inner.legal_actions(&mut legal);
+        let mut mask = vec![false; self.inner.game().num_distinct_actions()];
+        for a in legal {
+            mask[a] = true;
+        }
+        PyArray1::from_vec(py, mask)
+    }
+
+    fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+        let id = self.action(action)?;
+        self.inner.apply(id).py_err()
+    }
+
+    fn action_to_string(&self, action: &Bound<'_, PyAny>) -> PyResult<String> {
+        let id = self.action(action)?;
+        self.inner.action_to_string(id).py_err()
+    }
+
+    fn string_to_action(&self, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let text: String = text.extract().map_err(|_| to_py(Error::Parse(format!("action text must be a str, got {text}"))))?;
+        self.inner.string_to_action(&text).py_err()
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        self.inner.returns()
+    }
+
+    fn rewards(&self) -> Vec<f64> {
+        self.inner.rewards()
+    }
+
+    fn observation_tensor<'py>(&self, py: Python<'py>, player: i64) -> PyResult<Bound<'py, PyAny>> {
+        let seat = self.seat(player)?;
+        let mut out = vec![0f32; self.inner.observation_len()];
+        self.inner.observe(seat, &mut out).py_err()?;
+        let shape = self.inner.game().observation_shape();
+        Ok(PyArray1::from_vec(py, out).reshape(shape)?.into_any())
+    }
+
+    fn observation_string(&self, player: i64) -> PyResult<String> {
+        self.inner.observation_string(self.seat(player)?).py_err()
+    }
+
+    fn information_state_string(&self, player: i64) -> PyResult<String> {
+        self.inner.information_state_string(self.seat(player)?).py_err()
+    }
+
+    #[pyo3(signature = (player=None))]
+    fn view(&self, py: Python<'_>, player: Option<i64>) -> PyResult<Py<PyAny>> {
+        let seat = player.map(|p| self.seat(p)).transpose()?;
+        to_py_value(py, &self.inner.view(seat).py_err()?)
+    }
+
+    fn history(&self) -> Vec<usize> {
+        self.inner.history()
+    }
+
+    fn clone(&self) -> PyState {
+        PyState { inner: self.inner.clone_box() }
+    }
+
+    fn serialize(&self) -> String {
+        self.inner.serialize()
+    }
+
+    fn resample_from_infostate(&self, player: i64, seed: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let seat = self.seat(player)?;
+        let seed = seed_of(Some(seed))?;
+        Ok(PyState { inner: self.inner.resample(seat, seed).py_err()? })
+    }
+
+    fn get_game(&self) -> PyGame {
+        PyGame { inner: self.inner.game() }
+    }
+
+    fn num_players(&self) -> usize {
+        self.inner.num_players()
+    }
+
+    fn __copy__(&self) -> PyState {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyState {
+        self.clone()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyState>().is_ok_and(|o| o.borrow().inner.eq_dyn(self.inner.as_ref()))
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.render()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<{} state: {} actions, {}>",
+            self.inner.game().name(),
+            self.inner.history().len(),
+            match self.inner.current_player() {
+                Some(p) => format!("seat {p} to act"),
+                None => "over".to_string(),
+            }
+        )
+    }
+
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
+        let f = py.import("tapete._core")?.getattr("_state_from_json")?.unbind();
+        Ok((f, (self.inner.serialize(),)))
+    }
+}
+
+#[pyfunction]
+fn list_games() -> Vec<&'static str> {
+    registry::list_games()
+}
+
+#[pyfunction]
+#[pyo3(signature = (name, **config))]
+fn load_game(py: Python<'_>, name: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<PyGame> {
+    let name: String = name.extract().map_err(|_| config_error(format!("game name must be a str, got {name}")))?;
+    let config = match config {
+        Some(c) => to_json(py, c.as_any())?,
+        None => Value::Null,
+    };
+    Ok(PyGame { inner: registry::load_game(&name, config).py_err()? })
+}
+
+#[pyfunction]
+fn _game_from_json(name: &str, config: &str) -> PyResult<PyGame> {
+    let config: Value = serde_json::from_str(config).map_err(|e| to_py(Error::Parse(e.to_string())))?;
+    Ok(PyGame { inner: registry::load_game(name, config).py_err()? })
+}
+
+#[pyfunction]
+fn _state_from_json(data: &str) -> PyResult<PyState> {
+    let v: Value = serde_json::from_str(data).map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
+    let name = v.get("game").and_then(Value::as_str).unwrap_or_default();
+    let game = registry::load_game(name, v.get("config").cloned().unwrap_or(Value::Null))
+        .map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
+    Ok(PyState { inner: game.deserialize_state(data).py_err()? })
+}
+
+// Spoil Five evaluators.
+
+fn french(text: &str) -> PyResult<u8> {
+    cards::FRENCH_SPOIL_FIVE.parse(text).py_err()
+}
+
+fn trump_suit(trump: &str) -> PyResult<u8> {
+    match trump.trim().to_ascii_uppercase().as_str() {
+        "C" => Ok(0),
+        "D" => Ok(1),
+        "H" => Ok(2),
+        "S" => Ok(3),
+        _ => Err(to_py(Error::Parse(format!("{trump:?} is not a suit: expected C, D, H or S")))),
+    }
+}
+
+fn distinct_cards(cards: &[String], what: &str) -> PyResult<Vec<u8>> {
+    let ids = cards.iter().map(|c| french(c)).collect::<PyResult<Vec<u8>>>()?;
+    let mut seen = 0u64;
+    for &c in &ids {
+        if seen & (1 << c) != 0 {
+            return Err(PyValueError::new_err(format!("{what}: {} appears twice", cards::FRENCH_SPOIL_FIVE.name_of(c))));
+        }
+        seen |= 1 << c;
+    }
+    Ok(ids)
+}
+
+#[pyfunction]
+fn spoil_five_trump_order(trump: &str) -> PyResult<Vec<String>> {
+    let t = trump_suit(trump)?;
+    Ok(spoil_five::trump_order(t).into_iter().map(|c| cards::FRENCH_SPOIL_FIVE.name_of(c)).collect())
+}
+
+#[pyfunction]
+fn spoil_five_trick_winner(trump: &str, cards: Vec<String>) -> PyResult<usize> {
+    let t = trump_suit(trump)?;
+    let ids = distinct_cards(&cards, "trick")?;
+    if ids.is_empty() || ids.len() > spoil_five::MAX_PLAYERS {
+        return Err(PyValueError::new_err(format!("a trick has 1 to 10 cards, got {}", ids.len())));
+    }
+    Ok(spoil_five::trick_winner(t, &ids))
+}
+
+#[pyfunction]
+fn spoil_five_legal_plays(trump: &str, hand: Vec<String>, trick: Vec<String>) -> PyResult<Vec<String>> {
+    let t = trump_suit(trump)?;
+    let hand_ids = distinct_cards(&hand, "hand")?;
+    let trick_ids = distinct_cards(&trick, "trick")?;
+    if hand_ids.is_empty() || hand_ids.len() > 5 || trick_ids.len() >= spoil_five::MAX_PLAYERS {
+        return Err(PyValueError::new_err("a hand has 1 to 5 cards and a trick at most 9 before this play"));
+    }
+    let hand_set = hand_ids.iter().fold(0u64, |m, &c| m | (1 << c));
+    if trick_ids.iter().any(|&c| hand_set & (1 << c) != 0) {
+        return Err(PyValueError::new_err("a card cannot be both in the hand and in the trick"));
+    }
+    let legal = spoil_five::legal_plays(t, hand_set, &trick_ids, RenegeReference::LedCard);
+    Ok(cards::ids(legal).map(|c| cards::FRENCH_SPOIL_FIVE.name_of(c)).collect())
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGame>()?;
+    m.add_class::<PyState>()?;
+    m.add_function(wrap_pyfunction!(list_games, m)?)?;
+    m.add_function(wrap_pyfunction!(load_game, m)?)?;
+    m.add_function(wrap_pyfunction!(_game_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(_state_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(spoil_five_trump_order, m)?)?;
+    m.add_function(wrap_pyfunction!(spoil_five_trick_winner, m)?)?;
+    m.add_function(wrap_pyfunction!(spoil_five_legal_plays, m)?)?;
+    m.add("TERMINAL", -4)?;
+    Ok(())
+}
