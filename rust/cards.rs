@@ -93,7 +93,10 @@ impl Pack {
     pub fn parse_deck<S: AsRef<str>>(&self, cards: &[S]) -> Result<Vec<u8>> {
         let ids = cards
             .iter()
-            .map(|c| self.parse(c.as_ref()).map_err(|e| crate::Error::Config(e.to_string())))
+            .map(|c| {
+                self.parse(c.as_ref())
+                    .map_err(|e| crate::Error::Config(e.to_string()))
+            })
             .collect::<Result<Vec<u8>>>()?;
         self.check_deck(&ids)?;
         Ok(ids)
@@ -111,7 +114,9 @@ impl Pack {
         }
         let mut count = vec![0u8; self.kinds()];
         for &id in ids {
-            let c = count.get_mut(id as usize).ok_or_else(|| crate::config_err!("card id {id} out of range"))?;
+            let c = count
+                .get_mut(id as usize)
+                .ok_or_else(|| crate::config_err!("card id {id} out of range"))?;
             *c += 1;
             if *c > self.copies {
                 return Err(crate::config_err!(
@@ -135,7 +140,9 @@ impl Pack {
 /// French 52 for Spoil Five: suits C D H S, ranks 2 … A, id = 13·suit + rank.
 pub static FRENCH_SPOIL_FIVE: Pack = Pack {
     name: "French 52",
-    ranks: &["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"],
+    ranks: &[
+        "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
+    ],
     suits: &["C", "D", "H", "S"],
     rank_aliases: &[("T", 8)],
     rank_major: false,
@@ -145,7 +152,9 @@ pub static FRENCH_SPOIL_FIVE: Pack = Pack {
 /// French 52 for Cicera: suits S H D C, ranks A … K, id = 13·suit + rank.
 pub static FRENCH_CICERA: Pack = Pack {
     name: "French 52",
-    ranks: &["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"],
+    ranks: &[
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ],
     suits: &["S", "H", "D", "C"],
     rank_aliases: &[("T", 9)],
     rank_major: false,
@@ -208,7 +217,10 @@ mod tests {
     fn documented_ids() {
         assert_eq!(FRENCH_SPOIL_FIVE.parse("AH").unwrap(), 38);
         assert_eq!(FRENCH_SPOIL_FIVE.parse("5C").unwrap(), 3);
-        assert_eq!(FRENCH_SPOIL_FIVE.parse("th").unwrap(), FRENCH_SPOIL_FIVE.parse("10H").unwrap());
+        assert_eq!(
+            FRENCH_SPOIL_FIVE.parse("th").unwrap(),
+            FRENCH_SPOIL_FIVE.parse("10H").unwrap()
+        );
         assert_eq!(FRENCH_CICERA.parse("JH").unwrap(), 23);
         assert_eq!(FRENCH_CICERA.parse("KC").unwrap(), 51);
         assert_eq!(SPANISH_40.parse("12B").unwrap(), 39);
@@ -221,7 +233,10 @@ mod tests {
     #[test]
     fn bad_cards_are_parse_errors() {
         for bad in ["", "A", "1H", "11S", "AX", "ÅH", "10", "  ", "AHH"] {
-            assert!(matches!(FRENCH_SPOIL_FIVE.parse(bad), Err(crate::Error::Parse(_))), "{bad}");
+            assert!(
+                matches!(FRENCH_SPOIL_FIVE.parse(bad), Err(crate::Error::Parse(_))),
+                "{bad}"
+            );
         }
     }
 

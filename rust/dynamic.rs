@@ -36,7 +36,14 @@ impl<G: Game> Tracked<G> {
         }
         let mut returns_before = vec![0.0; G::num_players(&config)];
         state.returns(&mut returns_before);
-        Tracked { config, seed, decks, history: Vec::new(), state, returns_before }
+        Tracked {
+            config,
+            seed,
+            decks,
+            history: Vec::new(),
+            state,
+            returns_before,
+        }
     }
 
     pub fn state(&self) -> &G {
@@ -49,7 +56,9 @@ impl<G: Game> Tracked<G> {
 
     pub fn apply(&mut self, action: G::Action) -> Result<()> {
         if self.state.is_terminal() {
-            return Err(crate::illegal_err!("the game is over: {action} cannot be applied"));
+            return Err(crate::illegal_err!(
+                "the game is over: {action} cannot be applied"
+            ));
         }
         if !self.state.is_legal(action) {
             return Err(crate::illegal_err!(
@@ -89,13 +98,19 @@ impl<G: Game> Tracked<G> {
         if self.history.is_empty() {
             return vec![0.0; now.len()];
         }
-        now.iter().zip(&self.returns_before).map(|(a, b)| a - b).collect()
+        now.iter()
+            .zip(&self.returns_before)
+            .map(|(a, b)| a - b)
+            .collect()
     }
 
     pub fn serialize(&self) -> String {
         let pack = G::PACK;
-        let decks: Vec<Vec<String>> =
-            self.decks.iter().map(|d| d.iter().map(|&c| pack.name_of(c)).collect()).collect();
+        let decks: Vec<Vec<String>> = self
+            .decks
+            .iter()
+            .map(|d| d.iter().map(|&c| pack.name_of(c)).collect())
+            .collect();
         let history: Vec<usize> = self.history.iter().map(|a| a.index()).collect();
         json!({
             "game": G::NAME,
@@ -115,13 +130,21 @@ impl<G: Game> Tracked<G> {
         if v.get("game").and_then(Value::as_str) != Some(G::NAME) {
             return Err(bad("it is not a state of this game"));
         }
-        let mut config: G::Config = serde_json::from_value(v.get("config").cloned().unwrap_or(Value::Null))
-            .map_err(|e| bad(&format!("config: {e}")))?;
+        let mut config: G::Config =
+            serde_json::from_value(v.get("config").cloned().unwrap_or(Value::Null))
+                .map_err(|e| bad(&format!("config: {e}")))?;
         G::check_config(&mut config).map_err(|e| bad(&e.to_string()))?;
-        let seed = v.get("seed").and_then(Value::as_u64).ok_or_else(|| bad("no seed"))?;
-        let rng = v.get("rng").and_then(Value::as_u64).ok_or_else(|| bad("no rng state"))?;
-        let decks: Vec<Vec<String>> = serde_json::from_value(v.get("decks").cloned().unwrap_or(Value::Null))
-            .map_err(|e| bad(&format!("decks: {e}")))?;
+        let seed = v
+            .get("seed")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("no seed"))?;
+        let rng = v
+            .get("rng")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("no rng state"))?;
+        let decks: Vec<Vec<String>> =
+            serde_json::from_value(v.get("decks").cloned().unwrap_or(Value::Null))
+                .map_err(|e| bad(&format!("decks: {e}")))?;
         if decks.is_empty() {
             return Err(bad("no deck"));
         }
@@ -130,12 +153,15 @@ impl<G: Game> Tracked<G> {
             .map(|d| G::PACK.parse_deck(d))
             .collect::<Result<Vec<_>>>()
             .map_err(|e| bad(&e.to_string()))?;
-        let history: Vec<usize> = serde_json::from_value(v.get("history").cloned().unwrap_or(Value::Null))
-            .map_err(|e| bad(&format!("history: {e}")))?;
+        let history: Vec<usize> =
+            serde_json::from_value(v.get("history").cloned().unwrap_or(Value::Null))
+                .map_err(|e| bad(&format!("history: {e}")))?;
         let mut t = Tracked::<G>::new(Arc::new(config), seed, decks);
         for (i, &a) in history.iter().enumerate() {
-            let action = G::Action::from_index(a).ok_or_else(|| bad(&format!("action {a} out of range")))?;
-            t.apply(action).map_err(|e| bad(&format!("action {i}: {e}")))?;
+            let action =
+                G::Action::from_index(a).ok_or_else(|| bad(&format!("action {a} out of range")))?;
+            t.apply(action)
+                .map_err(|e| bad(&format!("action {i}: {e}")))?;
         }
         t.state.set_rng(Rng::new(rng));
         Ok(t)
@@ -181,7 +207,9 @@ impl<G: Game> Tracked<G> {
         let target = self.state.view(Some(seat));
         let mut rng = Rng::new(seed);
         for _ in 0..RESAMPLE_ATTEMPTS {
-            let Some((deck, new_acts)) = G::resample_deal(&start, acts, seat, &mut rng) else { continue };
+            let Some((deck, new_acts)) = G::resample_deal(&start, acts, seat, &mut rng) else {
+                continue;
+            };
             if G::PACK.check_deck(&deck).is_err() {
                 continue;
             }
@@ -256,7 +284,9 @@ impl<G: Game> GameOf<G> {
         let mut config: G::Config = serde_json::from_value(config)
             .map_err(|e| crate::config_err!("bad {} config: {e}", G::NAME))?;
         G::check_config(&mut config)?;
-        Ok(GameOf { config: Arc::new(config) })
+        Ok(GameOf {
+            config: Arc::new(config),
+        })
     }
 
     pub fn config_ref(&self) -> &Arc<G::Config> {
@@ -284,8 +314,15 @@ impl<G: Game> DynGame for GameOf<G> {
         serde_json::to_value(self.config.as_ref()).unwrap_or(Value::Null)
     }
     fn new_state(&self, seed: u64, decks: &[Vec<String>]) -> Result<Box<dyn DynState>> {
-        let decks = decks.iter().map(|d| G::PACK.parse_deck(d)).collect::<Result<Vec<_>>>()?;
-        Ok(Box::new(Tracked::<G>::new(self.config.clone(), seed, decks)))
+        let decks = decks
+            .iter()
+            .map(|d| G::PACK.parse_deck(d))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(Tracked::<G>::new(
+            self.config.clone(),
+            seed,
+            decks,
+        )))
     }
     fn deserialize_state(&self, text: &str) -> Result<Box<dyn DynState>> {
         Ok(Box::new(Tracked::<G>::deserialize(text)?))
@@ -297,13 +334,18 @@ impl<G: Game> DynGame for GameOf<G> {
 
 fn action_of<G: Game>(index: usize) -> Result<G::Action> {
     G::Action::from_index(index).ok_or_else(|| {
-        Error::IllegalAction(format!("action id {index} is out of range 0..{}", G::Action::COUNT))
+        Error::IllegalAction(format!(
+            "action id {index} is out of range 0..{}",
+            G::Action::COUNT
+        ))
     })
 }
 
 impl<G: Game> DynState for Tracked<G> {
     fn game(&self) -> Box<dyn DynGame> {
-        Box::new(GameOf::<G> { config: self.config.clone() })
+        Box::new(GameOf::<G> {
+            config: self.config.clone(),
+        })
     }
     fn clone_box(&self) -> Box<dyn DynState> {
         Box::new(self.clone())

@@ -101,6 +101,9 @@ pub fn check_seat(seat: usize, players: usize) -> Result<()> {
     if seat < players {
         Ok(())
     } else {
-        Err(crate::value_err!("seat {seat} is out of range: this game has seats 0..{}", players - 1))
+        Err(crate::value_err!(
+            "seat {seat} is out of range: this game has seats 0..{}",
+            players - 1
+        ))
     }
 }

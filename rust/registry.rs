@@ -29,9 +29,16 @@ pub fn list_games() -> Vec<&'static str> {
 
 /// A game by name with a JSON object of config values (`{}` or null for the defaults).
 pub fn load_game(name: &str, config: Value) -> Result<Box<dyn DynGame>> {
-    let config = if config.is_null() { Value::Object(Default::default()) } else { config };
+    let config = if config.is_null() {
+        Value::Object(Default::default())
+    } else {
+        config
+    };
     match games().into_iter().find(|(n, _)| *n == name) {
         Some((_, load)) => load(config),
-        None => Err(config_err!("unknown game {name:?}; the games are: {}", list_games().join(", "))),
+        None => Err(config_err!(
+            "unknown game {name:?}; the games are: {}",
+            list_games().join(", ")
+        )),
     }
 }

@@ -12,6 +12,7 @@ impl Rng {
         Rng { state: seed }
     }
 
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -21,13 +22,15 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (n >= 1): reject draws at or above the largest multiple of n.
+    #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
-        let limit = u64::MAX - (u64::MAX % n + 1) % n; // largest multiple of n, minus one
         loop {
             let x = self.next_u64();
-            if x <= limit {
-                return x % n;
+            // Only the top `2^64 mod n` values are rejected; for n < 2^32 they all have their
+            // high half set, so most draws skip computing the limit.
+            if x >> 32 != u32::MAX as u64 || x <= u64::MAX - (u64::MAX % n + 1) % n {
+                return remainder(x, n);
             }
         }
     }
@@ -38,6 +41,29 @@ impl Rng {
             items.swap(i, j);
         }
     }
+}
+
+/// `ceil(2^128 / d)` for the small moduli of shuffles (Lemire, Kaser and Kurz, "Faster
+/// remainder by direct computation"): `x % d` with multiplications instead of a division.
+const FASTMOD: [u128; 129] = {
+    let mut m = [0u128; 129];
+    let mut d = 2;
+    while d < 129 {
+        m[d] = u128::MAX / d as u128 + 1;
+        d += 1;
+    }
+    m
+};
+
+#[inline]
+fn remainder(x: u64, d: u64) -> u64 {
+    if d < 2 || d >= FASTMOD.len() as u64 {
+        return x % d.max(1);
+    }
+    let low = FASTMOD[d as usize].wrapping_mul(x as u128);
+    // The high 64 bits of the 192-bit product low * d.
+    let hi = (low >> 64) * d as u128 + (((low as u64) as u128 * d as u128) >> 64);
+    (hi >> 64) as u64
 }
 
 #[cfg(test)]
@@ -51,6 +77,20 @@ mod tests {
             let limit = ((1u128 << 64) / n as u128) * n as u128;
             let ours = u64::MAX - (u64::MAX % n + 1) % n;
             assert_eq!(ours as u128 + 1, limit, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn fast_remainder_is_exact() {
+        let mut r = Rng::new(7);
+        for d in 1..140u64 {
+            for x in [0, 1, d - 1, d, u64::MAX, u64::MAX - 1, u64::MAX / 2] {
+                assert_eq!(remainder(x, d), x % d, "{x} % {d}");
+            }
+            for _ in 0..2000 {
+                let x = r.next_u64();
+                assert_eq!(remainder(x, d), x % d, "{x} % {d}");
+            }
         }
     }
 

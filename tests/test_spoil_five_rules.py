@@ -12,20 +12,23 @@ Every test runs on both implementations through the ``impl`` fixture of ``confte
 
 Card strings are the canonical ASCII ones of docs/rules/spoil_five.md (``10D``, ``AH``).
 """
+
 import importlib
 import json
 import pathlib
 
 import pytest
 
-DATA = json.loads((pathlib.Path(__file__).parent / "data" / "spoil_five_scenarios.json").read_text())
+DATA = json.loads(
+    (pathlib.Path(__file__).parent / "data" / "spoil_five_scenarios.json").read_text()
+)
 
 # --------------------------------------------------------------------------------------------
 # cards
 
 SUITS = "CDHS"
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-PACK = [r + s for s in SUITS for r in RANKS]          # ascending card id
+PACK = [r + s for s in SUITS for r in RANKS]  # ascending card id
 
 
 def card_id(card):
@@ -39,8 +42,20 @@ def by_id(cards):
 
 def test_card_ids_of_the_rules_document():
     # the examples listed in rules section 0
-    expected = {"AH": 38, "5H": 29, "JH": 35, "5C": 3, "JC": 9, "AC": 12, "5D": 16, "JD": 22,
-                "AD": 25, "5S": 42, "JS": 48, "AS": 51}
+    expected = {
+        "AH": 38,
+        "5H": 29,
+        "JH": 35,
+        "5C": 3,
+        "JC": 9,
+        "AC": 12,
+        "5D": 16,
+        "JD": 22,
+        "AD": 25,
+        "5S": 42,
+        "JS": 48,
+        "AS": 51,
+    }
     assert {c: card_id(c) for c in expected} == expected
     assert [card_id(c) for c in PACK] == list(range(52))
 
@@ -48,8 +63,9 @@ def test_card_ids_of_the_rules_document():
 # --------------------------------------------------------------------------------------------
 # decks (rules 1.5, deal_batches = [2, 3])
 
+
 def build_deck(n, dealer, hands, turn_up):
-    """52-card deck, top card first, that deals ``hands`` ({seat: 5 cards}) and turns up ``turn_up``.
+    """52-card deck, top first, that deals ``hands`` ({seat: 5 cards}) and turns up ``turn_up``.
 
     Positions k < 2n go to seat (d+1+k//2) % n, 2n <= k < 5n to seat (d+1+(k-2n)//3) % n,
     position 5n is the turn-up.  A hand's first two cards are its 2-card batch, the other three
@@ -59,9 +75,9 @@ def build_deck(n, dealer, hands, turn_up):
     for seat, hand in hands.items():
         seat = int(seat)
         assert len(hand) == 5, hand
-        i = (seat - dealer - 1) % n           # position of the seat in the dealing order
+        i = (seat - dealer - 1) % n  # position of the seat in the dealing order
         deck[2 * i], deck[2 * i + 1] = hand[0], hand[1]
-        deck[2 * n + 3 * i: 2 * n + 3 * i + 3] = hand[2:]
+        deck[2 * n + 3 * i : 2 * n + 3 * i + 3] = hand[2:]
     deck[5 * n] = turn_up
     listed = [c for c in deck if c is not None]
     assert len(listed) == 5 * n + 1 and len(set(listed)) == len(listed), "bad scenario"
@@ -89,8 +105,8 @@ def test_scenario_decks_deal_the_listed_hands(name):
     for seat in range(n):
         assert by_id(hands[seat]) == by_id(ex["hands"][str(seat)])
     assert deck[5 * n] == ex["turn_up"]
-    if "deck_top" in ex:                       # Example A prints its deck top -> bottom
-        assert deck[:5 * n + 1] == ex["deck_top"]
+    if "deck_top" in ex:  # Example A prints its deck top -> bottom
+        assert deck[: 5 * n + 1] == ex["deck_top"]
 
 
 def test_pay_decks_deal_the_listed_hands():
@@ -106,6 +122,7 @@ def test_pay_decks_deal_the_listed_hands():
 # --------------------------------------------------------------------------------------------
 # evaluator adapter
 
+
 def evaluators(impl):
     mod = getattr(impl, "spoil_five", None)
     if mod is None:
@@ -115,7 +132,7 @@ def evaluators(impl):
 
 @pytest.fixture
 def sf(impl):
-    """``<impl>.spoil_five``: trump_order(trump), trick_winner(trump, cards), legal_plays(trump, hand, trick)."""
+    """``<impl>.spoil_five``: trump_order, trick_winner and legal_plays, as in api.md."""
     return evaluators(impl)
 
 
@@ -142,8 +159,7 @@ def test_orders_partition_the_pack():
         cards = TRUMP_ORDERS[trump].split()
         for s in SUITS:
             if s != trump:
-                cards += PLAIN_ORDERS[s].split() + (["AD"] if False else [])
-        # the plain suit of the trump suit is replaced by the trump list; plain hearts lack AH
+                cards += PLAIN_ORDERS[s].split()
         assert sorted(cards, key=card_id) == PACK, trump
 
 
@@ -156,7 +172,7 @@ def test_trump_order_full_list(sf, trump):
 def test_trump_order_decides_tricks(sf, trump):
     order = TRUMP_ORDERS[trump].split()
     for i, high in enumerate(order):
-        for low in order[i + 1:]:
+        for low in order[i + 1 :]:
             assert sf.trick_winner(trump, [low, high]) == 1, (trump, low, high)
             assert sf.trick_winner(trump, [high, low]) == 0, (trump, high, low)
 
@@ -168,7 +184,7 @@ def test_plain_orders_decide_tricks(sf, trump):
             continue
         order = PLAIN_ORDERS[s].split()
         for i, high in enumerate(order):
-            for low in order[i + 1:]:
+            for low in order[i + 1 :]:
                 assert sf.trick_winner(trump, [low, high]) == 1, (trump, low, high)
                 assert sf.trick_winner(trump, [high, low]) == 0, (trump, high, low)
 
@@ -205,7 +221,7 @@ TR_CASES = [
 def test_trick_resolution(sf, case):
     _, trump, n, leader, plays, winner = case
     plays = [(int(s), c) for s, c in (p.split(":") for p in plays.split())]
-    assert [s for s, _ in plays] == [(leader + i) % n for i in range(n)]   # the table itself
+    assert [s for s, _ in plays] == [(leader + i) % n for i in range(n)]  # the table itself
     index = sf.trick_winner(trump, [c for _, c in plays])
     assert plays[index][0] == winner, plays[index]
 
@@ -241,12 +257,13 @@ LM_CASES = [
 def test_legal_plays(sf, case):
     _, trump, hand, trick, ids = case
     legal = list(sf.legal_plays(trump, hand.split(), trick.split()))
-    assert [card_id(c) for c in legal] == ids          # exact set, canonical (ascending id) order
-    assert legal == [PACK[i] for i in ids]             # canonical card strings
+    assert [card_id(c) for c in legal] == ids  # exact set, canonical (ascending id) order
+    assert legal == [PACK[i] for i in ids]  # canonical card strings
 
 
 # --------------------------------------------------------------------------------------------
 # full-game helpers
+
 
 def load(impl, players, dealer, **config):
     config.setdefault("num_deals", 1)
@@ -270,17 +287,20 @@ def play(state, text, seat=None):
 
 
 def trick_summary(view):
-    return [{"leader": t["leader"], "plays": [list(p) for p in t["plays"]], "winner": t["winner"]}
-            for t in view["tricks"]]
+    return [
+        {"leader": t["leader"], "plays": [list(p) for p in t["plays"]], "winner": t["winner"]}
+        for t in view["tricks"]
+    ]
 
 
 def expected_tricks(steps, n, winners):
     plays = [(s["seat"], s["action"].split()[1]) for s in steps if s["action"].startswith("play ")]
     tricks = []
     for t in range(len(plays) // n):
-        chunk = plays[t * n:(t + 1) * n]
-        tricks.append({"leader": chunk[0][0], "plays": [[s, c] for s, c in chunk],
-                       "winner": winners[t]})
+        chunk = plays[t * n : (t + 1) * n]
+        tricks.append(
+            {"leader": chunk[0][0], "plays": [[s, c] for s, c in chunk], "winner": winners[t]}
+        )
     return tricks
 
 
@@ -301,7 +321,6 @@ def start_example(impl, name, **config):
 
 def play_example(ex, state, steps=None):
     """Play the example's steps, checking the phase, the player and the exact legal set of each."""
-    n = ex["players"]
     for step in ex["steps"] if steps is None else steps:
         view = state.view()
         assert view["phase"] == step["phase"], step
@@ -310,9 +329,9 @@ def play_example(ex, state, steps=None):
         assert legal_strings(state) == step["legal"], step
         play(state, step["action"])
         view = state.view()
-        if not view["past_deals"]:              # deal still under way: the tricks so far
+        if not view["past_deals"]:  # deal still under way: the tricks so far
             got = [t["winner"] for t in view["tricks"]]
-            assert got == ex["trick_winners"][:len(got)], (step, got)
+            assert got == ex["trick_winners"][: len(got)], (step, got)
     return state
 
 
@@ -329,6 +348,7 @@ def assert_deal_record(view, ex, index=-1):
 # --------------------------------------------------------------------------------------------
 # 7.3 Example A (robbing in hand, black plain order, WIN at trick 5) + RB-01, JD-02
 
+
 def test_example_a(impl):
     ex, state = start_example(impl, "A")
     play_example(ex, state)
@@ -338,7 +358,7 @@ def test_example_a(impl):
     assert [t["winner"] for t in view["tricks"]] == [1, 0, 2, 2, 2]
     assert view["tricks_won"] == [1, 1, 3]
     assert len(view["past_deals"]) == 1
-    assert_deal_record(view, ex)                  # WIN(P2) at trick 5
+    assert_deal_record(view, ex)  # WIN(P2) at trick 5
     assert view["balances"] == [-2, -1, 3]
     assert view["pool"] == 0
     assert state.returns() == pytest.approx([-2, -1, 3])
@@ -347,19 +367,19 @@ def test_example_a(impl):
 def test_example_a_turn_up_and_robber_in_view(impl):
     ex, state = start_example(impl, "A")
     steps = ex["steps"]
-    play_example(ex, state, steps[:1])            # P1 leads 5S
+    play_example(ex, state, steps[:1])  # P1 leads 5S
     view = state.view()
     assert view["phase"] == "rob" and view["robber"] is None and view["turn_up_at"] == "stock"
-    play_example(ex, state, steps[1:2])           # P2 robs: 10H out, 9S in
+    play_example(ex, state, steps[1:2])  # P2 robs: 10H out, 9S in
     view = state.view()
     assert view["robber"] == 2
     assert view["turn_up_at"] == "hand"
     assert view["hands"][2] == by_id(["AS", "JD", "3C", "4S", "9S"])
     assert view["hand_sizes"] == [5, 4, 5]
     assert view["put_out"][2] == "10H"
-    assert state.view(0)["put_out"][2] is None     # never shown to anybody else
+    assert state.view(0)["put_out"][2] is None  # never shown to anybody else
     assert state.view(1)["put_out"][2] is None
-    play_example(ex, state, steps[2:3])           # P2 plays the turn-up 9S
+    play_example(ex, state, steps[2:3])  # P2 plays the turn-up 9S
     assert state.view()["turn_up_at"] == "played"
 
 
@@ -385,7 +405,6 @@ def test_rb02_rob_node_with_decline(impl, policy):
     view = state.view()
     assert view["robber"] is None and view["turn_up_at"] == "stock"
     assert view["declined"][2] is True
-    assert view["ineligible"] if "ineligible" in view else True
 
 
 def test_jd02_win_at_trick_5_needs_no_decision(impl):
@@ -400,6 +419,7 @@ def test_jd02_win_at_trick_5_needs_no_decision(impl):
 # --------------------------------------------------------------------------------------------
 # 7.3 Example B (dealer turns up an ace, reneging, SPOIL) + RB-03
 
+
 def test_example_b(impl):
     ex, state = start_example(impl, "B", leftover_pool="unresolved")
     play_example(ex, state)
@@ -408,22 +428,22 @@ def test_example_b(impl):
     assert trick_summary(view) == expected_tricks(ex["steps"], 4, ex["trick_winners"])
     assert [t["winner"] for t in view["tricks"]] == [2, 1, 0, 3, 1]
     assert view["tricks_won"] == [1, 2, 1, 1]
-    assert_deal_record(view, ex)                  # SPOIL, winner None
+    assert_deal_record(view, ex)  # SPOIL, winner None
     assert view["balances"] == [-1, -1, -1, -2]
     # leftover_pool = "unresolved": the pool of 5 is dropped, returns are the balances
     assert state.returns() == pytest.approx([-1, -1, -1, -2])
 
 
 def test_example_b_pool_is_carried(impl):
-    ex, state = start_example(impl, "B")           # default leftover_pool = play_on
+    ex, state = start_example(impl, "B")  # default leftover_pool = play_on
     play_example(ex, state)
     assert not state.is_terminal()
     view = state.view()
     assert view["deal"] == 1 and len(view["past_deals"]) == 1
     assert_deal_record(view, ex, 0)
-    assert view["dealer"] == 0                    # the deal passes to the left
+    assert view["dealer"] == 0  # the deal passes to the left
     assert view["antes"] == [2, 1, 1, 1]
-    assert view["pool"] == 5 + 5                  # carried 5 + new antes
+    assert view["pool"] == 5 + 5  # carried 5 + new antes
     assert view["balances"] == [-1 - 2, -1 - 1, -1 - 1, -2 - 1]
 
 
@@ -439,7 +459,7 @@ def test_rb03_dealer_rob_node(impl):
 def test_example_b_dealer_ace_joins_hand_at_his_turn(impl):
     ex, state = start_example(impl, "B")
     steps = ex["steps"]
-    play_example(ex, state, steps[:1])            # P3 puts out 2S
+    play_example(ex, state, steps[:1])  # P3 puts out 2S
     view = state.view()
     assert view["robber"] == 3
     assert view["turn_up_at"] == "dealer"
@@ -447,20 +467,21 @@ def test_example_b_dealer_ace_joins_hand_at_his_turn(impl):
     assert view["hands"][3] == by_id(["JH", "AC", "9C", "4D"])
     assert view["put_out"][3] == "2S"
     assert state.view(0)["put_out"][3] is None
-    play_example(ex, state, steps[1:4])           # P0 7H, P1 3S, P2 KH
+    play_example(ex, state, steps[1:4])  # P0 7H, P1 3S, P2 KH
     view = state.view()
     assert view["to_play"] == 3
     assert view["turn_up_at"] == "hand"
     assert view["hands"][3] == by_id(["JH", "AC", "9C", "4D", "AH"])
     assert view["hand_sizes"] == [4, 4, 4, 5]
-    play_example(ex, state, steps[4:6])           # P3 4D; P2 leads QS
+    play_example(ex, state, steps[4:6])  # P3 4D; P2 leads QS
     assert state.view()["turn_up_at"] == "hand"
-    play_example(ex, state, steps[6:7])           # P3 plays AH
+    play_example(ex, state, steps[6:7])  # P3 plays AH
     assert state.view()["turn_up_at"] == "played"
 
 
 # --------------------------------------------------------------------------------------------
 # 7.3 Example C (successful jink) + JD-01, JD-03
+
 
 def test_example_c(impl):
     ex, state = start_example(impl, "C")
@@ -469,7 +490,7 @@ def test_example_c(impl):
     view = state.view()
     assert trick_summary(view) == expected_tricks(ex["steps"], 2, ex["trick_winners"])
     assert view["jinker"] == 1
-    assert_deal_record(view, ex)                  # JINK_SUCCESS by P1
+    assert_deal_record(view, ex)  # JINK_SUCCESS by P1
     # pool 3 to P1, P0 pays his own full stake 2
     assert view["balances"] == [-4, 4]
     assert view["pool"] == 0
@@ -526,7 +547,7 @@ def test_jd03_no_jinking(impl):
     for step in steps[:k]:
         assert not set(state.legal_actions()) & {105, 106}
         play(state, step["action"], seat=step["seat"])
-    assert state.is_terminal()                    # WIN immediately after trick 3
+    assert state.is_terminal()  # WIN immediately after trick 3
     view = state.view()
     rec = view["past_deals"][-1]
     assert rec["outcome"] == "win" and rec["winner"] == 1
@@ -537,6 +558,7 @@ def test_jd03_no_jinking(impl):
 
 # --------------------------------------------------------------------------------------------
 # 7.3 Example D (failed jink) + RB-05
+
 
 def test_example_d(impl):
     ex, state = start_example(impl, "D", leftover_pool="unresolved")
@@ -553,7 +575,7 @@ def test_example_d(impl):
 
 
 def test_example_d_pool_is_carried(impl):
-    ex, state = start_example(impl, "D")           # default leftover_pool = play_on
+    ex, state = start_example(impl, "D")  # default leftover_pool = play_on
     play_example(ex, state)
     assert not state.is_terminal()
     view = state.view()
@@ -594,8 +616,12 @@ def test_rb05_no_rob_node_when_ace_of_trumps_undealt(impl):
 
 def test_rb04_ace_of_hearts_gives_no_rob_when_clubs_are_trumps(impl):
     # 4 players, dealer P0, turn-up 9C (clubs trumps), AC in the stock, P1 holds AH.
-    hands = {1: ["AH", "KD", "2D", "3H", "4S"], 2: ["5C", "JC", "KC", "QD", "2S"],
-             3: ["QC", "2C", "KH", "QH", "3S"], 0: ["KS", "QS", "JD", "10D", "4H"]}
+    hands = {
+        1: ["AH", "KD", "2D", "3H", "4S"],
+        2: ["5C", "JC", "KC", "QD", "2S"],
+        3: ["QC", "2C", "KH", "QH", "3S"],
+        0: ["KS", "QS", "JD", "10D", "4H"],
+    }
     game = load(impl, 4, 0, leftover_pool="unresolved")
     state = game.new_initial_state(seed=3, deck=build_deck(4, 0, hands, "9C"))
     assert state.view()["hands"][1] == by_id(hands[1])
@@ -616,21 +642,35 @@ def test_rb04_ace_of_hearts_gives_no_rob_when_clubs_are_trumps(impl):
 # --------------------------------------------------------------------------------------------
 # LM-17 with renege_reference = highest_trump_so_far, through a full game
 
-@pytest.mark.parametrize("reference, legal", [
-    ("led_card", ["play QC", "play JD", "play KH"]),          # [10, 22, 37]
-    ("highest_trump_so_far", ["play JD"]),                     # [22]
-])
+
+@pytest.mark.parametrize(
+    "reference, legal",
+    [
+        ("led_card", ["play QC", "play JD", "play KH"]),  # [10, 22, 37]
+        ("highest_trump_so_far", ["play JD"]),  # [22]
+    ],
+)
 def test_lm17_renege_reference_in_game(impl, reference, legal):
     # 3 players, dealer P2, turn-up 9D (AD and AH stay in the stock). P0 wins two spade tricks,
     # then leads 6D; P1 plays 5D; P2 holds exactly JD KH QC.
-    hands = {0: ["KS", "QS", "6D", "7C", "8C"], 1: ["5D", "2H", "3H", "4H", "6H"],
-             2: ["JD", "KH", "QC", "2S", "3S"]}
+    hands = {
+        0: ["KS", "QS", "6D", "7C", "8C"],
+        1: ["5D", "2H", "3H", "4H", "6H"],
+        2: ["JD", "KH", "QC", "2S", "3S"],
+    }
     game = load(impl, 3, 2, renege_reference=reference)
     assert game.config()["renege_reference"] == reference
     state = game.new_initial_state(seed=5, deck=build_deck(3, 2, hands, "9D"))
-    script = [(0, "play KS"), (1, "play 2H"), (2, "play 2S"),
-              (0, "play QS"), (1, "play 3H"), (2, "play 3S"),
-              (0, "play 6D"), (1, "play 5D")]
+    script = [
+        (0, "play KS"),
+        (1, "play 2H"),
+        (2, "play 2S"),
+        (0, "play QS"),
+        (1, "play 3H"),
+        (2, "play 3S"),
+        (0, "play 6D"),
+        (1, "play 5D"),
+    ]
     for seat, text in script:
         play(state, text, seat=seat)
     view = state.view()
@@ -643,6 +683,7 @@ def test_lm17_renege_reference_in_game(impl, reference, legal):
 
 # --------------------------------------------------------------------------------------------
 # 7.4 pool and payout sequences
+
 
 def run_sequence(impl, name, **extra_config):
     """Play every deal of a PAY table and check antes, balances, pool and outcome after each."""
@@ -668,9 +709,9 @@ def run_sequence(impl, name, **extra_config):
         assert view["hands"] == [by_id(deal["hands"][str(s)]) for s in range(n)], where
         steps = deal["steps"]
         for k, (seat, text) in enumerate(steps):
-            if k == len(steps) - 1:             # the last trick is still on the table
+            if k == len(steps) - 1:  # the last trick is still on the table
                 got = [t["winner"] for t in state.view()["tricks"]]
-                assert got == deal["trick_winners"][:len(got)], where
+                assert got == deal["trick_winners"][: len(got)], where
             play(state, text, seat=seat)
             if k < len(steps) - 1:
                 assert len(state.view()["past_deals"]) == i, (where, "deal ended early", k)
@@ -718,7 +759,7 @@ def test_pay1b_jinker_stake(impl):
 
 def test_pay2_reduced_after_spoil(impl):
     state, view, bal, pool = run_sequence(impl, "PAY-2")
-    # deal 4 is spoiled: under play_on an extra deal starts, after a spoil (spoil_stake 1, dealer +1)
+    # deal 4 is spoiled: under play_on an extra deal starts (spoil_stake 1, dealer +1)
     assert not state.is_terminal()
     assert view["dealer"] == 4
     assert view["antes"] == [1, 1, 1, 1, 2]
@@ -772,7 +813,7 @@ def test_pay5_penalty_decline_node(impl):
     rec = view["past_deals"][-1]
     assert rec["outcome"] == "forfeited_win" and rec["winner"] == 2
     assert rec["ineligible"] == [False, False, True]
-    assert view["balances"] == [-1, -2, -1]        # nothing moved: the pool of 4 is not won
+    assert view["balances"] == [-1, -2, -1]  # nothing moved: the pool of 4 is not won
 
 
 def test_pay5_jinker_stake_first_deal(impl):

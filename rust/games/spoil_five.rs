@@ -156,15 +156,19 @@ pub enum RenegeReference {
 
 /// The cards of `hand` that may be played to `trick` (empty: leading).
 pub fn legal_plays(t: u8, hand: u64, trick: &[u8], reference: RenegeReference) -> u64 {
-    let Some(&led) = trick.first() else { return hand };
+    let Some(&led) = trick.first() else {
+        return hand;
+    };
     let trumps = hand & trump_mask(t);
     if is_trump(led, t) {
         let strength = &TRUMP_STRENGTH[t as usize];
         let against = match reference {
             RenegeReference::LedCard => led,
-            RenegeReference::HighestTrumpSoFar => {
-                *trick.iter().filter(|&&c| is_trump(c, t)).max_by_key(|&&c| strength[c as usize]).unwrap_or(&led)
-            }
+            RenegeReference::HighestTrumpSoFar => *trick
+                .iter()
+                .filter(|&&c| is_trump(c, t))
+                .max_by_key(|&&c| strength[c as usize])
+                .unwrap_or(&led),
         };
         let exempt = ids(trumps & privileged_mask(t))
             .filter(|&c| strength[c as usize] > strength[against as usize])
@@ -388,7 +392,12 @@ impl Rules {
 
     /// Money scale of the observation tensor.
     fn money_scale(&self) -> f64 {
-        let top = [1, self.base_stake, self.dealer_stake, self.pool_stake + self.dealer_extra];
+        let top = [
+            1,
+            self.base_stake,
+            self.dealer_stake,
+            self.pool_stake + self.dealer_extra,
+        ];
         (self.n() as i64 * top.into_iter().max().unwrap_or(1)) as f64
     }
 }
@@ -589,9 +598,11 @@ impl SpoilFive {
         if self.rules.rob_policy != RobPolicy::Penalty {
             return 0;
         }
-        (0..self.n()).filter(|&s| self.declined & (1 << s) != 0).fold(0, |m, s| {
-            m | self.rules.team_members[self.rules.team_of[s] as usize]
-        })
+        (0..self.n())
+            .filter(|&s| self.declined & (1 << s) != 0)
+            .fold(0, |m, s| {
+                m | self.rules.team_members[self.rules.team_of[s] as usize]
+            })
     }
 
     fn side_eligible(&self, team: usize) -> bool {
@@ -603,8 +614,12 @@ impl SpoilFive {
         let r = &self.rules;
         let dealer = q == self.dealer as usize;
         match (r.ante_mode, fresh) {
-            (AnteMode::ReducedAfterSpoil, true) => r.pool_stake + if dealer { r.dealer_extra } else { 0 },
-            (AnteMode::ReducedAfterSpoil, false) => r.spoil_stake + if dealer { r.dealer_extra } else { 0 },
+            (AnteMode::ReducedAfterSpoil, true) => {
+                r.pool_stake + if dealer { r.dealer_extra } else { 0 }
+            }
+            (AnteMode::ReducedAfterSpoil, false) => {
+                r.spoil_stake + if dealer { r.dealer_extra } else { 0 }
+            }
             (AnteMode::DealerOnlyAfterSpoil, false) => {
                 if dealer {
                     r.dealer_stake
@@ -639,8 +654,16 @@ impl SpoilFive {
         let n = self.n();
         self.deck.copy_from_slice(deck);
         self.hands = [0; MAX_PLAYERS];
-        for (k, &c) in deck[..5 * n].iter().enumerate() {
-            self.hands[self.rules.recipient(self.dealer as usize, k)] |= bit(c);
+        // Batch by batch, seat by seat from the eldest (the rule of `Rules::recipient`).
+        let mut cards = deck.iter();
+        for batch in self.rules.batches {
+            let mut seat = self.eldest() as usize;
+            for _ in 0..n {
+                for _ in 0..batch {
+                    self.hands[seat] |= bit(*cards.next().unwrap_or(&0));
+                }
+                seat = if seat + 1 == n { 0 } else { seat + 1 };
+            }
         }
         self.dealt = self.hands;
         self.turn_up = deck[5 * n];
@@ -661,7 +684,9 @@ impl SpoilFive {
         let robbing = self.rules.rob_policy != RobPolicy::Disabled;
         let ace = self.ace_of_trumps();
         self.rob_holder = if robbing && self.turn_up != ace {
-            (0..n).find(|&s| self.hands[s] & bit(ace) != 0).map(|s| s as u8)
+            (0..n)
+                .find(|&s| self.hands[s] & bit(ace) != 0)
+                .map(|s| s as u8)
         } else {
             None
         };
@@ -701,7 +726,12 @@ impl SpoilFive {
 
     fn legal_mask(&self) -> u64 {
         let hand = self.hands[self.to_play as usize];
-        legal_plays(self.trump, hand, &self.trick[..self.trick_len as usize], self.rules.renege)
+        legal_plays(
+            self.trump,
+            hand,
+            &self.trick[..self.trick_len as usize],
+            self.rules.renege,
+        )
     }
 
     fn play(&mut self, c: u8) {
@@ -765,7 +795,8 @@ impl SpoilFive {
     /// Some eligible side can still reach three tricks.
     fn anyone_can_win(&self) -> bool {
         let left = 5 - self.tricks_done;
-        (0..self.rules.teams as usize).any(|t| self.side_eligible(t) && self.team_tricks[t] + left >= 3)
+        (0..self.rules.teams as usize)
+            .any(|t| self.side_eligible(t) && self.team_tricks[t] + left >= 3)
     }
 
     /// Pays `amount` to a side: equal shares, the remainder to the pool.
@@ -807,11 +838,16 @@ impl SpoilFive {
             outcome,
             winner,
             tricks_won: self.tricks_won,
-            ineligible: self.ineligible_seats(),
+            ineligible: if self.rules.rob_policy == RobPolicy::Penalty {
+                self.declined
+            } else {
+                0
+            },
         });
         let played = self.deal + 1;
         let r = self.rules;
-        let extra_allowed = r.leftover == LeftoverPool::PlayOn && played < r.num_deals + r.max_extra_deals;
+        let extra_allowed =
+            r.leftover == LeftoverPool::PlayOn && played < r.num_deals + r.max_extra_deals;
         if played >= r.num_deals && (self.pool == 0 || won || !extra_allowed) {
             self.phase = Phase::Over;
             return;
@@ -833,14 +869,20 @@ impl SpoilFive {
 
     /// A pending rob that other seats must not see (it would show who holds the ace).
     fn rob_is_private(&self) -> bool {
-        self.phase == Phase::Rob && matches!(self.rules.rob_policy, RobPolicy::Penalty | RobPolicy::Optional)
+        self.phase == Phase::Rob
+            && matches!(
+                self.rules.rob_policy,
+                RobPolicy::Penalty | RobPolicy::Optional
+            )
     }
 
     /// Phase and seat to act as `viewer` sees them.
     fn visible_turn(&self, viewer: Option<usize>) -> (Phase, Option<u8>) {
         match self.phase {
             Phase::Over => (Phase::Over, None),
-            _ if self.rob_is_private() && viewer.is_some_and(|v| v != self.to_play as usize) => {
+            // Who holds the ace of trumps stays hidden until the rob is made (or forever, if
+            // declined), so other seats never see a rob node.
+            Phase::Rob if viewer.is_some_and(|v| v != self.to_play as usize) => {
                 let next = match self.rules.rob_timing {
                     RobTiming::AtTurn => self.to_play,
                     RobTiming::BeforeFirstLead => self.leader,
@@ -882,11 +924,16 @@ impl SpoilFive {
         } else {
             (self.leader, &self.trick[..], self.trick_len as usize)
         };
-        cards[..len].iter().enumerate().map(move |(i, &c)| ((leader as usize + i) % n, c))
+        cards[..len]
+            .iter()
+            .enumerate()
+            .map(move |(i, &c)| ((leader as usize + i) % n, c))
     }
 
     fn deal_positions(&self, seat: usize) -> Vec<usize> {
-        (0..5 * self.n()).filter(|&k| self.rules.recipient(self.dealer as usize, k) == seat).collect()
+        (0..5 * self.n())
+            .filter(|&k| self.rules.recipient(self.dealer as usize, k) == seat)
+            .collect()
     }
 }
 
@@ -898,13 +945,18 @@ impl Game for SpoilFive {
 
     fn check_config(c: &mut Config) -> Result<()> {
         if !(2..=10).contains(&c.players) {
-            return Err(config_err!("spoil_five: players must be 2 to 10, got {}", c.players));
+            return Err(config_err!(
+                "spoil_five: players must be 2 to 10, got {}",
+                c.players
+            ));
         }
         let n = c.players;
         match &c.partnerships {
             Partnerships::Named(s) if s == "none" => {}
             Partnerships::Named(s) => {
-                return Err(config_err!("spoil_five: partnerships must be \"none\" or a list of teams, got {s:?}"))
+                return Err(config_err!(
+                    "spoil_five: partnerships must be \"none\" or a list of teams, got {s:?}"
+                ))
             }
             Partnerships::Teams(teams) => {
                 let mut seen = 0u32;
@@ -930,10 +982,18 @@ impl Game for SpoilFive {
         match &c.first_dealer {
             FirstDealer::Named(s) if s == "random" => {}
             FirstDealer::Seat(s) if *s < n => {}
-            other => return Err(config_err!("spoil_five: first_dealer must be \"random\" or a seat 0..{}, got {other:?}", n - 1)),
+            other => {
+                return Err(config_err!(
+                    "spoil_five: first_dealer must be \"random\" or a seat 0..{}, got {other:?}",
+                    n - 1
+                ))
+            }
         }
         if c.deal_batches != [2, 3] && c.deal_batches != [3, 2] {
-            return Err(config_err!("spoil_five: deal_batches must be [2, 3] or [3, 2], got {:?}", c.deal_batches));
+            return Err(config_err!(
+                "spoil_five: deal_batches must be [2, 3] or [3, 2], got {:?}",
+                c.deal_batches
+            ));
         }
         for (name, v) in [
             ("base_stake", c.base_stake),
@@ -949,7 +1009,9 @@ impl Game for SpoilFive {
         }
         let deals = c.num_deals.unwrap_or(n);
         if !(1..=1000).contains(&deals) {
-            return Err(config_err!("spoil_five: num_deals must be 1 to 1000, got {deals}"));
+            return Err(config_err!(
+                "spoil_five: num_deals must be 1 to 1000, got {deals}"
+            ));
         }
         c.num_deals = Some(deals);
         Ok(())
@@ -960,7 +1022,11 @@ impl Game for SpoilFive {
     }
 
     fn max_game_length(c: &Config) -> usize {
-        let extra = if c.leftover_pool == LeftoverPool::PlayOn { c.max_extra_deals } else { 0 };
+        let extra = if c.leftover_pool == LeftoverPool::PlayOn {
+            c.max_extra_deals
+        } else {
+            0
+        };
         (c.num_deals.unwrap_or(c.players) + extra) as usize * (5 * c.players as usize + 2)
     }
 
@@ -970,7 +1036,9 @@ impl Game for SpoilFive {
 
     fn new(config: &Config, mut rng: Rng) -> Self {
         let rules = Rules::from_config(config);
-        let dealer = rules.first_dealer.unwrap_or_else(|| rng.below(rules.n as u64) as u8);
+        let dealer = rules
+            .first_dealer
+            .unwrap_or_else(|| rng.below(rules.n as u64) as u8);
         let mut s = SpoilFive {
             rules,
             rng,
@@ -1037,7 +1105,10 @@ impl Game for SpoilFive {
         match self.phase {
             Phase::DealerRob | Phase::Rob => {
                 out.extend(ids(self.hands[seat]).map(Action::Rob));
-                if matches!(self.rules.rob_policy, RobPolicy::Penalty | RobPolicy::Optional) {
+                if matches!(
+                    self.rules.rob_policy,
+                    RobPolicy::Penalty | RobPolicy::Optional
+                ) {
                     out.push(Action::Decline);
                 }
             }
@@ -1049,7 +1120,10 @@ impl Game for SpoilFive {
 
     fn is_legal(&self, action: Action) -> bool {
         let hand = self.hands[self.to_play as usize];
-        let offer = matches!(self.rules.rob_policy, RobPolicy::Penalty | RobPolicy::Optional);
+        let offer = matches!(
+            self.rules.rob_policy,
+            RobPolicy::Penalty | RobPolicy::Optional
+        );
         match (self.phase, action) {
             (Phase::DealerRob | Phase::Rob, Action::Rob(c)) => hand & bit(c) != 0,
             (Phase::DealerRob | Phase::Rob, Action::Decline) => offer,
@@ -1109,7 +1183,11 @@ impl Game for SpoilFive {
         let n = self.n();
         let (phase, to_play) = self.visible_turn(viewer);
         let teams: Vec<Vec<usize>> = (0..self.rules.teams as usize)
-            .map(|t| (0..n).filter(|&s| self.rules.team_members[t] & (1 << s) != 0).collect())
+            .map(|t| {
+                (0..n)
+                    .filter(|&s| self.rules.team_members[t] & (1 << s) != 0)
+                    .collect()
+            })
             .collect();
         let tricks: Vec<Value> = (0..self.tricks_done as usize)
             .map(|t| {
@@ -1158,7 +1236,13 @@ impl Game for SpoilFive {
         put("robber", self.robber.into());
         put(
             "hands",
-            self.per_seat(|s| if Self::sees(viewer, s) { Self::cards_json(self.hands[s]) } else { Value::Null }),
+            self.per_seat(|s| {
+                if Self::sees(viewer, s) {
+                    Self::cards_json(self.hands[s])
+                } else {
+                    Value::Null
+                }
+            }),
         );
         put("hand_sizes", self.per_seat(|s| self.hands[s].count_ones()));
         put(
@@ -1170,7 +1254,13 @@ impl Game for SpoilFive {
         );
         put(
             "declined",
-            self.per_seat(|s| if Self::sees(viewer, s) { Value::from(self.declined & (1 << s) != 0) } else { Value::Null }),
+            self.per_seat(|s| {
+                if Self::sees(viewer, s) {
+                    Value::from(self.declined & (1 << s) != 0)
+                } else {
+                    Value::Null
+                }
+            }),
         );
         put("tricks", tricks.into());
         put("current_trick", current_trick);
@@ -1218,8 +1308,7 @@ impl Game for SpoilFive {
             out[b + self.put_out[seat] as usize] = 1.0;
         }
         let b = block(260 * n);
-        let started = if phase == Phase::Play { self.tricks_done as usize + 1 } else { self.tricks_done as usize };
-        for t in 0..started.min(5) {
+        for t in 0..(self.tricks_done as usize + 1).min(5) {
             for (q, c) in self.in_play_order(t) {
                 out[b + (t * n + rel(q)) * 52 + c as usize] = 1.0;
             }
@@ -1228,7 +1317,8 @@ impl Game for SpoilFive {
         for t in 0..5 {
             let leader = if t < self.tricks_done as usize {
                 Some(self.trick_leaders[t])
-            } else if t == self.tricks_done as usize && phase == Phase::Play {
+            } else if t == self.tricks_done as usize && !matches!(phase, Phase::Jink | Phase::Over)
+            {
                 Some(self.leader)
             } else {
                 None
@@ -1240,7 +1330,13 @@ impl Game for SpoilFive {
             out[b + rel(q) * 6 + self.tricks_won[q] as usize] = 1.0;
         }
         let b = block(3);
-        out[b + if self.jinker.is_some() { 2 } else if phase == Phase::Jink { 1 } else { 0 }] = 1.0;
+        out[b + if self.jinker.is_some() {
+            2
+        } else if phase == Phase::Jink {
+            1
+        } else {
+            0
+        }] = 1.0;
         let b = block(n);
         if self.declined & (1 << seat) != 0 {
             out[b] = 1.0;
@@ -1280,7 +1376,10 @@ impl Game for SpoilFive {
         let _ = writeln!(s, "pool {}", self.pool);
         for q in 0..n {
             let hand = if Self::sees(viewer, q) {
-                ids(self.hands[q]).map(|c| PACK.name_of(c)).collect::<Vec<_>>().join(" ")
+                ids(self.hands[q])
+                    .map(|c| PACK.name_of(c))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             } else {
                 format!("{} cards", self.hands[q].count_ones())
             };
@@ -1292,9 +1391,18 @@ impl Game for SpoilFive {
             );
         }
         for t in 0..5 {
-            let plays: Vec<String> = self.in_play_order(t).map(|(q, c)| format!("{q}:{}", PACK.name_of(c))).collect();
+            let plays: Vec<String> = self
+                .in_play_order(t)
+                .map(|(q, c)| format!("{q}:{}", PACK.name_of(c)))
+                .collect();
             if t < self.tricks_done as usize {
-                let _ = writeln!(s, "trick {}: {} -> seat {}", t + 1, plays.join(" "), self.trick_winners[t]);
+                let _ = writeln!(
+                    s,
+                    "trick {}: {} -> seat {}",
+                    t + 1,
+                    plays.join(" "),
+                    self.trick_winners[t]
+                );
             } else if t == self.tricks_done as usize && !plays.is_empty() {
                 let _ = writeln!(s, "trick {}: {}", t + 1, plays.join(" "));
             }
@@ -1304,7 +1412,12 @@ impl Game for SpoilFive {
                 let _ = write!(s, "match over");
             }
             p => {
-                let _ = write!(s, "phase {}, seat {} to act", p.name(), to_play.unwrap_or(0));
+                let _ = write!(
+                    s,
+                    "phase {}, seat {} to act",
+                    p.name(),
+                    to_play.unwrap_or(0)
+                );
             }
         }
         s
@@ -1317,7 +1430,10 @@ impl Game for SpoilFive {
             self.dealer,
             PACK.name_of(self.turn_up),
             &self.antes[..self.n()],
-            ids(self.dealt[seat]).map(|c| PACK.name_of(c)).collect::<Vec<_>>().join(" ")
+            ids(self.dealt[seat])
+                .map(|c| PACK.name_of(c))
+                .collect::<Vec<_>>()
+                .join(" ")
         )
     }
 
@@ -1331,7 +1447,12 @@ impl Game for SpoilFive {
         Some(format!("seat {actor}: {text}"))
     }
 
-    fn resample_deal(start: &Self, actions: &[Action], seat: usize, rng: &mut Rng) -> Option<(Vec<u8>, Vec<Action>)> {
+    fn resample_deal(
+        start: &Self,
+        actions: &[Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
         let n = start.n();
         let t = start.trump;
         // What the viewer learnt of every other seat's dealt cards: cards it played from them,
@@ -1352,9 +1473,17 @@ impl Game for SpoilFive {
                             let led = s.trick[0];
                             if is_trump(led, t) && !is_trump(c, t) {
                                 let rest = ALL_CARDS & !bit(c);
-                                let must = legal_plays(t, rest, &s.trick[..s.trick_len as usize], s.rules.renege);
+                                let must = legal_plays(
+                                    t,
+                                    rest,
+                                    &s.trick[..s.trick_len as usize],
+                                    s.rules.renege,
+                                );
                                 forbidden[q] |= must & trump_mask(t);
-                            } else if !is_trump(led, t) && !is_trump(c, t) && suit_of(c) != suit_of(led) {
+                            } else if !is_trump(led, t)
+                                && !is_trump(c, t)
+                                && suit_of(c) != suit_of(led)
+                            {
                                 forbidden[q] |= suit_mask(suit_of(led)) & !trump_mask(t);
                             }
                         }
@@ -1371,7 +1500,11 @@ impl Game for SpoilFive {
             s.apply_unchecked(a);
         }
         // Deal the unknown cards: most constrained seats first.
-        let mut unknown: Vec<u8> = ids(ALL_CARDS & !start.dealt[seat] & !bit(start.turn_up) & !known.iter().fold(0, |m, k| m | k)).collect();
+        let mut unknown: Vec<u8> = ids(ALL_CARDS
+            & !start.dealt[seat]
+            & !bit(start.turn_up)
+            & !known.iter().fold(0, |m, k| m | k))
+        .collect();
         rng.shuffle(&mut unknown);
         let mut others: Vec<usize> = (0..n).filter(|&q| q != seat).collect();
         others.sort_by_key(|&q| std::cmp::Reverse(forbidden[q].count_ones()));
@@ -1437,7 +1570,13 @@ mod tests {
 
     #[test]
     fn trump_orders_match_the_rules() {
-        let names = |t: u8| trump_order(t).iter().map(|&x| PACK.name_of(x)).collect::<Vec<_>>().join(" ");
+        let names = |t: u8| {
+            trump_order(t)
+                .iter()
+                .map(|&x| PACK.name_of(x))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         assert_eq!(names(2), "5H JH AH KH QH 10H 9H 8H 7H 6H 4H 3H 2H");
         assert_eq!(names(1), "5D JD AH AD KD QD 10D 9D 8D 7D 6D 4D 3D 2D");
         assert_eq!(names(0), "5C JC AH AC KC QC 2C 3C 4C 6C 7C 8C 9C 10C");
@@ -1469,12 +1608,28 @@ mod tests {
     fn reneging() {
         let hand = |cs: &[&str]| cs.iter().fold(0, |m, s| m | bit(c(s)));
         // LM-06: J♦ exempt against A♥ led, 3♦ is not.
-        let legal = legal_plays(1, hand(&["JD", "3D", "KS"]), &[c("AH")], RenegeReference::LedCard);
+        let legal = legal_plays(
+            1,
+            hand(&["JD", "3D", "KS"]),
+            &[c("AH")],
+            RenegeReference::LedCard,
+        );
         assert_eq!(legal, hand(&["JD", "3D"]));
         // LM-17 both ways.
         let h = hand(&["JD", "KH", "QC"]);
-        assert_eq!(legal_plays(1, h, &[c("6D"), c("5D")], RenegeReference::LedCard), h);
-        assert_eq!(legal_plays(1, h, &[c("6D"), c("5D")], RenegeReference::HighestTrumpSoFar), hand(&["JD"]));
+        assert_eq!(
+            legal_plays(1, h, &[c("6D"), c("5D")], RenegeReference::LedCard),
+            h
+        );
+        assert_eq!(
+            legal_plays(
+                1,
+                h,
+                &[c("6D"), c("5D")],
+                RenegeReference::HighestTrumpSoFar
+            ),
+            hand(&["JD"])
+        );
     }
 
     #[test]
@@ -1484,7 +1639,15 @@ mod tests {
             assert_eq!(Action::parse(&a.to_string()).unwrap(), a);
             assert_eq!(Action::parse(&a.to_string().to_uppercase()).unwrap(), a);
         }
-        for bad in ["", "play", "play 1S", "rob", "stand now", "jinks", "play AH AH"] {
+        for bad in [
+            "",
+            "play",
+            "play 1S",
+            "rob",
+            "stand now",
+            "jinks",
+            "play AH AH",
+        ] {
             assert!(Action::parse(bad).is_err(), "{bad}");
         }
     }

@@ -46,7 +46,10 @@ fn config_error(message: String) -> PyErr {
 
 /// Python value -> JSON through the `json` module, so every JSON-able config value works.
 fn to_json(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let text: String = py.import("json")?.call_method1("dumps", (value,))?.extract()?;
+    let text: String = py
+        .import("json")?
+        .call_method1("dumps", (value,))?
+        .extract()?;
     serde_json::from_str(&text).map_err(|e| config_error(format!("config is not JSON-like: {e}")))
 }
 
@@ -58,7 +61,12 @@ fn to_py_value(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
             Some(i) => i.into_pyobject(py)?.into_any().unbind(),
             None => match n.as_u64() {
                 Some(u) => u.into_pyobject(py)?.into_any().unbind(),
-                None => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind(),
+                None => n
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind(),
             },
         },
         Value::String(s) => s.into_pyobject(py)?.into_any().unbind(),
@@ -81,7 +89,9 @@ fn to_py_value(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
 
 fn fresh_seed() -> u64 {
     // The OS-seeded hasher keys of std: a fresh, unpredictable seed without another dependency.
-    std::collections::hash_map::RandomState::new().build_hasher().finish()
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
 }
 
 fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
@@ -90,19 +100,26 @@ fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         Some(s) if s.is_none() => Ok(fresh_seed()),
         Some(s) => {
             if s.is_instance_of::<pyo3::types::PyBool>() {
-                return Err(config_error("seed must be an int 0 <= seed < 2**64, got a bool".into()));
+                return Err(config_error(
+                    "seed must be an int 0 <= seed < 2**64, got a bool".into(),
+                ));
             }
-            s.extract::<u64>()
-                .map_err(|_| config_error(format!("seed must be an int 0 <= seed < 2**64, got {s}")))
+            s.extract::<u64>().map_err(|_| {
+                config_error(format!("seed must be an int 0 <= seed < 2**64, got {s}"))
+            })
         }
     }
 }
 
 fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
     if value.is_instance_of::<pyo3::types::PyString>() {
-        return Err(config_error(format!("{what} must be a sequence of card strings, not one string")));
+        return Err(config_error(format!(
+            "{what} must be a sequence of card strings, not one string"
+        )));
     }
-    value.extract::<Vec<String>>().map_err(|_| config_error(format!("{what} must be a sequence of card strings")))
+    value
+        .extract::<Vec<String>>()
+        .map_err(|_| config_error(format!("{what} must be a sequence of card strings")))
 }
 
 /// A game with its config.
@@ -146,7 +163,10 @@ impl PyGame {
         decks: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyState> {
         let seed = seed_of(seed)?;
-        let decks: Vec<Vec<String>> = match (deck.filter(|d| !d.is_none()), decks.filter(|d| !d.is_none())) {
+        let decks: Vec<Vec<String>> = match (
+            deck.filter(|d| !d.is_none()),
+            decks.filter(|d| !d.is_none()),
+        ) {
             (Some(_), Some(_)) => return Err(config_error("give deck or decks, not both".into())),
             (Some(d), None) => vec![card_list(d, "deck")?],
             (None, Some(ds)) => {
@@ -160,14 +180,20 @@ impl PyGame {
             }
             (None, None) => Vec::new(),
         };
-        Ok(PyState { inner: self.inner.new_state(seed, &decks).py_err()? })
+        Ok(PyState {
+            inner: self.inner.new_state(seed, &decks).py_err()?,
+        })
     }
 
     fn deserialize_state(&self, data: &Bound<'_, PyAny>) -> PyResult<PyState> {
-        let text: String = data.extract().map_err(|_| to_py(Error::Parse("serialized state must be a str".into())))?;
+        let text: String = data
+            .extract()
+            .map_err(|_| to_py(Error::Parse("serialized state must be a str".into())))?;
         let state = self.inner.deserialize_state(&text).py_err()?;
         if state.game().config() != self.inner.config() {
-            return Err(to_py(Error::Parse("the serialized state belongs to a game with another config".into())));
+            return Err(to_py(Error::Parse(
+                "the serialized state belongs to a game with another config".into(),
+            )));
         }
         Ok(PyState { inner: state })
     }
@@ -187,12 +213,25 @@ impl PyGame {
     }
 
     fn __repr__(&self) -> String {
-        format!("load_game({:?}, **{})", self.inner.name(), self.inner.config())
+        format!(
+            "load_game({:?}, **{})",
+            self.inner.name(),
+            self.inner.config()
+        )
     }
 
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String, String))> {
-        let f = py.import("tapete._core")?.getattr("_game_from_json")?.unbind();
-        Ok((f, (self.inner.name().to_string(), self.inner.config().to_string())))
+        let f = py
+            .import("tapete._core")?
+            .getattr("_game_from_json")?
+            .unbind();
+        Ok((
+            f,
+            (
+                self.inner.name().to_string(),
+                self.inner.config().to_string(),
+            ),
+        ))
     }
 }
 
@@ -208,16 +247,26 @@ impl PyState {
         usize::try_from(player)
             .ok()
             .filter(|&p| p < n)
-            .ok_or_else(|| PyValueError::new_err(format!("seat {player} is out of range: this game has seats 0..{}", n - 1)))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "seat {player} is out of range: this game has seats 0..{}",
+                    n - 1
+                ))
+            })
     }
 
     fn action(&self, action: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let bad = || to_py(Error::IllegalAction(format!("action must be an int id, got {action}")));
+        let bad = || {
+            to_py(Error::IllegalAction(format!(
+                "action must be an int id, got {action}"
+            )))
+        };
         if action.is_instance_of::<pyo3::types::PyBool>() {
             return Err(bad());
         }
         let id: i64 = action.extract().map_err(|_| bad())?;
-        usize::try_from(id).map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative"))))
+        usize::try_from(id)
+            .map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative"))))
     }
 }
 
@@ -258,7 +307,11 @@ impl PyState {
     }
 
     fn string_to_action(&self, text: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let text: String = text.extract().map_err(|_| to_py(Error::Parse(format!("action text must be a str, got {text}"))))?;
+        let text: String = text.extract().map_err(|_| {
+            to_py(Error::Parse(format!(
+                "action text must be a str, got {text}"
+            )))
+        })?;
         self.inner.string_to_action(&text).py_err()
     }
 
@@ -283,7 +336,9 @@ impl PyState {
     }
 
     fn information_state_string(&self, player: i64) -> PyResult<String> {
-        self.inner.information_state_string(self.seat(player)?).py_err()
+        self.inner
+            .information_state_string(self.seat(player)?)
+            .py_err()
     }
 
     #[pyo3(signature = (player=None))]
@@ -297,7 +352,9 @@ impl PyState {
     }
 
     fn clone(&self) -> PyState {
-        PyState { inner: self.inner.clone_box() }
+        PyState {
+            inner: self.inner.clone_box(),
+        }
     }
 
     fn serialize(&self) -> String {
@@ -307,11 +364,15 @@ impl PyState {
     fn resample_from_infostate(&self, player: i64, seed: &Bound<'_, PyAny>) -> PyResult<PyState> {
         let seat = self.seat(player)?;
         let seed = seed_of(Some(seed))?;
-        Ok(PyState { inner: self.inner.resample(seat, seed).py_err()? })
+        Ok(PyState {
+            inner: self.inner.resample(seat, seed).py_err()?,
+        })
     }
 
     fn get_game(&self) -> PyGame {
-        PyGame { inner: self.inner.game() }
+        PyGame {
+            inner: self.inner.game(),
+        }
     }
 
     fn num_players(&self) -> usize {
@@ -327,7 +388,9 @@ impl PyState {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyState>().is_ok_and(|o| o.borrow().inner.eq_dyn(self.inner.as_ref()))
+        other
+            .cast::<PyState>()
+            .is_ok_and(|o| o.borrow().inner.eq_dyn(self.inner.as_ref()))
     }
 
     fn __str__(&self) -> String {
@@ -347,7 +410,10 @@ impl PyState {
     }
 
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
-        let f = py.import("tapete._core")?.getattr("_state_from_json")?.unbind();
+        let f = py
+            .import("tapete._core")?
+            .getattr("_state_from_json")?
+            .unbind();
         Ok((f, (self.inner.serialize(),)))
     }
 }
@@ -359,28 +425,42 @@ fn list_games() -> Vec<&'static str> {
 
 #[pyfunction]
 #[pyo3(signature = (name, **config))]
-fn load_game(py: Python<'_>, name: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<PyGame> {
-    let name: String = name.extract().map_err(|_| config_error(format!("game name must be a str, got {name}")))?;
+fn load_game(
+    py: Python<'_>,
+    name: &Bound<'_, PyAny>,
+    config: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyGame> {
+    let name: String = name
+        .extract()
+        .map_err(|_| config_error(format!("game name must be a str, got {name}")))?;
     let config = match config {
         Some(c) => to_json(py, c.as_any())?,
         None => Value::Null,
     };
-    Ok(PyGame { inner: registry::load_game(&name, config).py_err()? })
+    Ok(PyGame {
+        inner: registry::load_game(&name, config).py_err()?,
+    })
 }
 
 #[pyfunction]
 fn _game_from_json(name: &str, config: &str) -> PyResult<PyGame> {
-    let config: Value = serde_json::from_str(config).map_err(|e| to_py(Error::Parse(e.to_string())))?;
-    Ok(PyGame { inner: registry::load_game(name, config).py_err()? })
+    let config: Value =
+        serde_json::from_str(config).map_err(|e| to_py(Error::Parse(e.to_string())))?;
+    Ok(PyGame {
+        inner: registry::load_game(name, config).py_err()?,
+    })
 }
 
 #[pyfunction]
 fn _state_from_json(data: &str) -> PyResult<PyState> {
-    let v: Value = serde_json::from_str(data).map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
+    let v: Value = serde_json::from_str(data)
+        .map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
     let name = v.get("game").and_then(Value::as_str).unwrap_or_default();
     let game = registry::load_game(name, v.get("config").cloned().unwrap_or(Value::Null))
         .map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
-    Ok(PyState { inner: game.deserialize_state(data).py_err()? })
+    Ok(PyState {
+        inner: game.deserialize_state(data).py_err()?,
+    })
 }
 
 // Spoil Five evaluators.
@@ -395,16 +475,24 @@ fn trump_suit(trump: &str) -> PyResult<u8> {
         "D" => Ok(1),
         "H" => Ok(2),
         "S" => Ok(3),
-        _ => Err(to_py(Error::Parse(format!("{trump:?} is not a suit: expected C, D, H or S")))),
+        _ => Err(to_py(Error::Parse(format!(
+            "{trump:?} is not a suit: expected C, D, H or S"
+        )))),
     }
 }
 
 fn distinct_cards(cards: &[String], what: &str) -> PyResult<Vec<u8>> {
-    let ids = cards.iter().map(|c| french(c)).collect::<PyResult<Vec<u8>>>()?;
+    let ids = cards
+        .iter()
+        .map(|c| french(c))
+        .collect::<PyResult<Vec<u8>>>()?;
     let mut seen = 0u64;
     for &c in &ids {
         if seen & (1 << c) != 0 {
-            return Err(PyValueError::new_err(format!("{what}: {} appears twice", cards::FRENCH_SPOIL_FIVE.name_of(c))));
+            return Err(PyValueError::new_err(format!(
+                "{what}: {} appears twice",
+                cards::FRENCH_SPOIL_FIVE.name_of(c)
+            )));
         }
         seen |= 1 << c;
     }
@@ -414,7 +502,10 @@ fn distinct_cards(cards: &[String], what: &str) -> PyResult<Vec<u8>> {
 #[pyfunction]
 fn spoil_five_trump_order(trump: &str) -> PyResult<Vec<String>> {
     let t = trump_suit(trump)?;
-    Ok(spoil_five::trump_order(t).into_iter().map(|c| cards::FRENCH_SPOIL_FIVE.name_of(c)).collect())
+    Ok(spoil_five::trump_order(t)
+        .into_iter()
+        .map(|c| cards::FRENCH_SPOIL_FIVE.name_of(c))
+        .collect())
 }
 
 #[pyfunction]
@@ -422,25 +513,38 @@ fn spoil_five_trick_winner(trump: &str, cards: Vec<String>) -> PyResult<usize> {
     let t = trump_suit(trump)?;
     let ids = distinct_cards(&cards, "trick")?;
     if ids.is_empty() || ids.len() > spoil_five::MAX_PLAYERS {
-        return Err(PyValueError::new_err(format!("a trick has 1 to 10 cards, got {}", ids.len())));
+        return Err(PyValueError::new_err(format!(
+            "a trick has 1 to 10 cards, got {}",
+            ids.len()
+        )));
     }
     Ok(spoil_five::trick_winner(t, &ids))
 }
 
 #[pyfunction]
-fn spoil_five_legal_plays(trump: &str, hand: Vec<String>, trick: Vec<String>) -> PyResult<Vec<String>> {
+fn spoil_five_legal_plays(
+    trump: &str,
+    hand: Vec<String>,
+    trick: Vec<String>,
+) -> PyResult<Vec<String>> {
     let t = trump_suit(trump)?;
     let hand_ids = distinct_cards(&hand, "hand")?;
     let trick_ids = distinct_cards(&trick, "trick")?;
     if hand_ids.is_empty() || hand_ids.len() > 5 || trick_ids.len() >= spoil_five::MAX_PLAYERS {
-        return Err(PyValueError::new_err("a hand has 1 to 5 cards and a trick at most 9 before this play"));
+        return Err(PyValueError::new_err(
+            "a hand has 1 to 5 cards and a trick at most 9 before this play",
+        ));
     }
     let hand_set = hand_ids.iter().fold(0u64, |m, &c| m | (1 << c));
     if trick_ids.iter().any(|&c| hand_set & (1 << c) != 0) {
-        return Err(PyValueError::new_err("a card cannot be both in the hand and in the trick"));
+        return Err(PyValueError::new_err(
+            "a card cannot be both in the hand and in the trick",
+        ));
     }
     let legal = spoil_five::legal_plays(t, hand_set, &trick_ids, RenegeReference::LedCard);
-    Ok(cards::ids(legal).map(|c| cards::FRENCH_SPOIL_FIVE.name_of(c)).collect())
+    Ok(cards::ids(legal)
+        .map(|c| cards::FRENCH_SPOIL_FIVE.name_of(c))
+        .collect())
 }
 
 #[pymodule]

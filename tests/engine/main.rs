@@ -1,0 +1,146 @@
+//! The generic conformance suite, run for every registered game (OpenSpiel's random-simulation
+//! test): random playouts checking, at every step, the invariants the trait promises.
+
+use tapete::{load_game, DynGame, Rng};
+
+const GAMES_PER_CONFIG: u64 = 60;
+
+/// Configs to exercise per game: the defaults and a few option sets.
+fn configs(name: &str) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    match name {
+        "spoil_five" => vec![
+            json!({}),
+            json!({"players": 2, "rob_policy": "penalty", "rob_timing": "before_first_lead"}),
+            json!({"players": 10, "renege_reference": "highest_trump_so_far", "early_spoil_stop": true}),
+            json!({"players": 6, "partnerships": [[0, 2, 4], [1, 3, 5]], "rob_policy": "optional", "deal_batches": [3, 2]}),
+            json!({"players": 5, "ante_mode": "reduced_after_spoil", "leftover_pool": "split_equally", "jink_payment": "jinker_stake"}),
+            json!({"players": 3, "ante_mode": "dealer_only_after_spoil", "jinking": false, "rob_policy": "disabled"}),
+        ],
+        _ => vec![json!({})],
+    }
+}
+
+fn check_playout(game: &dyn DynGame, seed: u64) {
+    let mut state = game.new_state(seed, &[]).expect("new state");
+    let mut rng = Rng::new(seed ^ 0xABCD);
+    let n = game.num_players();
+    let mut legal = Vec::new();
+    let mut steps = 0;
+    while let Some(p) = state.current_player() {
+        assert!(p < n);
+        legal.clear();
+        state.legal_actions(&mut legal);
+        assert!(!legal.is_empty(), "no legal action before the end");
+        assert!(
+            legal.windows(2).all(|w| w[0] < w[1]),
+            "legal actions not ascending and unique"
+        );
+        for &a in &legal {
+            assert_eq!(
+                state
+                    .string_to_action(&state.action_to_string(a).unwrap())
+                    .unwrap(),
+                a
+            );
+        }
+        // An illegal action is refused and changes nothing.
+        if let Some(bad) = (0..game.num_distinct_actions()).find(|a| !legal.contains(a)) {
+            let before = state.clone_box();
+            assert!(state.apply(bad).is_err());
+            assert!(state.eq_dyn(before.as_ref()));
+        }
+        assert!(state.apply(game.num_distinct_actions()).is_err());
+        // Round trips.
+        let copy = game
+            .deserialize_state(&state.serialize())
+            .expect("deserialize");
+        assert!(copy.eq_dyn(state.as_ref()), "serialize round trip");
+        // What a seat sees is the same in a world re-dealt from its point of view.
+        if steps % 7 == 0 {
+            let seat = (seed as usize + steps) % n;
+            let other = state.resample(seat, seed + steps as u64).unwrap();
+            assert_eq!(
+                other.view(Some(seat)).unwrap(),
+                state.view(Some(seat)).unwrap(),
+                "resample view"
+            );
+            assert_eq!(
+                other.information_state_string(seat).unwrap(),
+                state.information_state_string(seat).unwrap()
+            );
+            let (mut a, mut b) = (
+                vec![0.0; state.observation_len()],
+                vec![0.0; state.observation_len()],
+            );
+            state.observe(seat, &mut a).unwrap();
+            other.observe(seat, &mut b).unwrap();
+            assert_eq!(a, b, "resample observation");
+        }
+        let a = legal[rng.below(legal.len() as u64) as usize];
+        state.apply(a).unwrap();
+        steps += 1;
+        assert!(
+            steps <= game.max_game_length(),
+            "longer than max_game_length"
+        );
+    }
+    let returns = state.returns();
+    let unresolved =
+        game.config().get("leftover_pool").and_then(|v| v.as_str()) == Some("unresolved");
+    if !unresolved {
+        assert!(
+            returns.iter().sum::<f64>().abs() < 1e-9,
+            "returns not zero-sum: {returns:?}"
+        );
+    }
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    assert!(legal.is_empty());
+    assert!(state.apply(0).is_err());
+}
+
+#[test]
+fn conformance_of_every_registered_game() {
+    for name in tapete::list_games() {
+        for config in configs(name) {
+            let game =
+                load_game(name, config.clone()).unwrap_or_else(|e| panic!("{name} {config}: {e}"));
+            for seed in 0..GAMES_PER_CONFIG {
+                check_playout(game.as_ref(), seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_game() {
+    for name in tapete::list_games() {
+        let game = load_game(name, serde_json::Value::Null).unwrap();
+        let a = game.new_state(42, &[]).unwrap();
+        let b = game.new_state(42, &[]).unwrap();
+        assert!(a.eq_dyn(b.as_ref()));
+        assert_eq!(a.serialize(), b.serialize());
+    }
+}
+
+#[test]
+fn bad_configs_and_corrupt_states_are_errors() {
+    use serde_json::json;
+    assert!(load_game("no_such_game", json!({})).is_err());
+    assert!(load_game("spoil_five", json!({"colour": "red"})).is_err());
+    for players in [0, 1, 11] {
+        assert!(load_game("spoil_five", json!({ "players": players })).is_err());
+    }
+    let game = load_game("spoil_five", json!({})).unwrap();
+    let text = game.new_state(1, &[]).unwrap().serialize();
+    for bad in [
+        "",
+        "{}",
+        "null",
+        &text[..text.len() / 2],
+        &text.replace("\"history\":[]", "\"history\":[999]"),
+    ] {
+        assert!(game.deserialize_state(bad).is_err(), "{bad}");
+    }
+}

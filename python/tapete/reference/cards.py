@@ -74,14 +74,18 @@ class Pack:
     def to_string(self, card: int) -> str:
         """Canonical string of a card id."""
         if not self.is_id(card):
-            raise ValueError(f"not a {self.name} card id: {card!r} (expected 0..{self.num_kinds - 1})")
+            raise ValueError(
+                f"not a {self.name} card id: {card!r} (expected 0..{self.num_kinds - 1})"
+            )
         return self.ranks[self.rank(card)] + self.suits[self.suit(card)]
 
     def parse(self, text: object) -> int:
         """Card id of a card string (case-insensitive); ``ParseError`` if malformed."""
         if not isinstance(text, str):
-            raise ParseError(f"a {self.name} card must be a string like "
-                             f"{self.to_string(self.num_kinds - 1)!r}, got {text!r}")
+            raise ParseError(
+                f"a {self.name} card must be a string like "
+                f"{self.to_string(self.num_kinds - 1)!r}, got {text!r}"
+            )
         upper = text.upper()
         if len(upper) >= 2:
             rank = self._rank_index.get(upper[:-1])

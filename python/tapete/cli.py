@@ -1,0 +1,948 @@
+"""The ``tapete`` command line: list the games, play one against random bots, time self-play.
+
+    tapete games
+    tapete play spoil_five --seat 0 --seed 3 jinking=false
+    tapete selfplay spoil_five --games 10000 --seed 1 players=5
+
+Everything generic (the game list, option parsing, self-play, the play loop) works for any
+registered game. What depends on a game's ``view()`` layout is the table drawing and the move
+narration of ``play``, kept in a small :class:`GameUI` per game (:data:`GAME_UIS`); a game without
+one is drawn with ``state.observation_string(seat)`` and narrated from what is new in
+``state.information_state_string(seat)``, so it never shows a person what their seat may not know.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+import tapete
+from tapete import ConfigError, Game, State, TapeteError
+
+__all__ = ["GAME_UIS", "GameUI", "Move", "main", "parse_options"]
+
+MAX_SEED = 2**64
+PLAYER_PROBE = range(1, 13)
+QUIT_WORDS = frozenset({"quit", "exit", "q"})
+HELP_WORDS = frozenset({"help", "?", "h"})
+
+
+class CliError(Exception):
+    """A mistake in the command line: printed as one red line, exit code 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# Cards
+
+
+def _french_suit(card: str) -> str | None:
+    match = re.fullmatch(r"(?:[2-9]|10|[AJQKT])([CDHS])", card, re.IGNORECASE)
+    return match.group(1).upper() if match else None
+
+
+def french_card_style(card: str) -> str:
+    """Hearts and diamonds red, clubs and spades in the default colour."""
+    return "red" if _french_suit(card) in ("H", "D") else ""
+
+
+SPANISH_SUIT_STYLES = {"O": "yellow", "C": "red", "E": "blue", "B": "green"}
+
+
+def spanish_card_style(card: str) -> str:
+    """Oros yellow, copas red, espadas blue, bastos green (Spanish 40 and Cuajo packs)."""
+    match = re.fullmatch(r"(?:[1-7]|1[0-2]|[AJHK])([OCEB])", card, re.IGNORECASE)
+    return SPANISH_SUIT_STYLES[match.group(1).upper()] if match else ""
+
+
+def plain_card_style(card: str) -> str:
+    return ""
+
+
+def styled_action(text: str, card_style: Callable[[str], str], bold: frozenset[str]) -> Text:
+    """An action string with its card tokens coloured (and bold when in ``bold``)."""
+    out = Text()
+    for i, token in enumerate(text.split(" ")):
+        if i:
+            out.append(" ")
+        style = card_style(token)
+        if token in bold:
+            style = f"{style} bold".strip()
+        out.append(token, style=style)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Per-game presentation
+
+
+@dataclass(frozen=True)
+class Move:
+    """One applied action, as the person at ``seat`` witnessed it."""
+
+    game: Game
+    before: State
+    after: State
+    actor: int
+    action: int
+    text: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class GameUI:
+    """How ``tapete play`` presents one game.
+
+    ``draw`` prints the table as ``seat`` sees it; ``narrate`` prints what ``seat`` witnessed of
+    one applied move (nothing for a move it cannot see); ``card_style`` gives a card token its
+    rich style; ``bold_cards`` names the cards to emphasise in the move list (trumps).
+    """
+
+    title: str
+    draw: Callable[[Console, Game, State, int], None]
+    narrate: Callable[[Console, Move], None]
+    card_style: Callable[[str], str]
+    bold_cards: Callable[[State, int], frozenset[str]]
+
+
+def _no_bold(state: State, seat: int) -> frozenset[str]:
+    return frozenset()
+
+
+def draw_generic(console: Console, game: Game, state: State, seat: int) -> None:
+    console.rule(Text(game.name))
+    console.print(Text(state.observation_string(seat)))
+
+
+def narrate_generic(console: Console, move: Move) -> None:
+    """Print the lines that the move added to the seat's perfect-recall information state."""
+    old = move.before.information_state_string(move.seat)
+    new = move.after.information_state_string(move.seat)
+    if not new.startswith(old):  # not perfect recall after all: show only the person's own move
+        if move.actor == move.seat:
+            console.print(Text(f"You: {move.text}"))
+        return
+    for line in new[len(old) :].splitlines():
+        if line.strip():
+            console.print(Text(line))
+
+
+def ui_for(name: str) -> GameUI:
+    return GAME_UIS.get(name) or GameUI(
+        title=name.replace("_", " ").title(),
+        draw=draw_generic,
+        narrate=narrate_generic,
+        card_style=CARD_STYLES.get(name, plain_card_style),
+        bold_cards=_no_bold,
+    )
+
+
+# ---- Spoil Five (layout of view(): docs/rules/spoil_five.md) --------------------------------
+
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+TURN_UP_PLACES = {
+    "stock": "on the stock",
+    "dealer": "earmarked for the dealer",
+    "hand": "taken into a hand",
+    "played": "played",
+}
+
+
+def _sf_trumps(state: State, seat: int) -> frozenset[str]:
+    return frozenset(tapete.spoil_five.trump_order(state.view(seat)["trump"]))
+
+
+def _sf_card(card: str, trumps: frozenset[str]) -> Text:
+    style = french_card_style(card)
+    if card in trumps:
+        style = f"{style} bold".strip()
+    return Text(card, style=style)
+
+
+def _sf_cards(cards: Sequence[str], trumps: frozenset[str]) -> Text:
+    return Text(" ").join(_sf_card(card, trumps) for card in cards)
+
+
+def _sf_plays(plays: Sequence[Sequence[Any]], trumps: frozenset[str], seat: int) -> Text:
+    parts = []
+    for who, card in plays:
+        part = Text("you" if who == seat else f"seat {who}", style="dim")
+        part.append(" ")
+        part.append_text(_sf_card(card, trumps))
+        parts.append(part)
+    return Text(", ").join(parts)
+
+
+def _seat_name(who: int, seat: int) -> str:
+    return "you" if who == seat else f"seat {who}"
+
+
+def _sf_outcome(deal: dict[str, Any], seat: int, pool: int | None = None) -> str:
+    winner = deal["winner"]
+    who = _seat_name(winner, seat) if winner is not None else ""
+    pool_text = f" of {pool}" if pool is not None else ""
+    outcome = deal["outcome"]
+    if outcome == "win":
+        return f"{who} won the pool{pool_text}"
+    if outcome == "jink_success":
+        return f"{who} jinked and won all five tricks: the pool{pool_text} and the jink payments"
+    if outcome == "jink_failed":
+        return f"{who} jinked and lost a trick: the pool carries over"
+    if outcome == "forfeited_win":
+        return f"{who} reached three tricks after declining the rob: forfeited, pool carried over"
+    if outcome == "spoil":
+        return "spoiled: nobody reached three tricks, the pool carries over"
+    return str(outcome)
+
+
+def _sf_short_outcome(deal: dict[str, Any], seat: int) -> str:
+    who = _seat_name(deal["winner"], seat) if deal["winner"] is not None else ""
+    return {
+        "win": f"won by {who}",
+        "jink_success": f"jinked by {who}, won",
+        "jink_failed": f"jinked by {who}, failed",
+        "forfeited_win": f"forfeited by {who}",
+        "spoil": "spoiled",
+    }.get(deal["outcome"], str(deal["outcome"]))
+
+
+def _sf_deal_intro(v: dict[str, Any], seat: int, fancy: bool) -> Text:
+    trump: str = v["trump"]
+    trumps = frozenset(tapete.spoil_five.trump_order(trump))
+    text = Text(f"Deal {v['deal'] + 1}: dealer {_seat_name(v['dealer'], seat)}, trumps ")
+    symbol = f"{SUIT_SYMBOLS[trump]} " if fancy else ""
+    text.append(f"{symbol}{SUIT_NAMES[trump]}", style=f"{french_card_style('A' + trump)} bold")
+    text.append(" (turn-up ")
+    text.append_text(_sf_card(v["turn_up"], trumps))
+    text.append(f"), pool {v['pool']}")
+    return text
+
+
+def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> None:
+    v = state.view(seat)
+    n: int = v["players"]
+    trump: str = v["trump"]
+    trumps = frozenset(tapete.spoil_five.trump_order(trump))
+    fancy = console.encoding.lower().startswith("utf")
+    num_deals = int(game.config().get("num_deals") or n)
+    deal: int = v["deal"]
+    if deal < num_deals:
+        deal_text = f"deal {deal + 1} of {num_deals}"
+    else:
+        deal_text = f"deal {deal + 1} (extra deal {deal + 1 - num_deals})"
+    console.print()
+    console.rule(Text(f"Spoil Five · {deal_text} · dealer: {_seat_name(v['dealer'], seat)}"))
+
+    head = Text("Trumps ")
+    suit_style = f"{french_card_style('A' + trump)} bold".strip()
+    symbol = f"{SUIT_SYMBOLS[trump]} " if fancy else ""
+    head.append(f"{symbol}{SUIT_NAMES[trump]}", style=suit_style)
+    head.append("   turn-up ")
+    head.append_text(_sf_card(v["turn_up"], trumps))
+    head.append(f" ({TURN_UP_PLACES.get(v['turn_up_at'], v['turn_up_at'])})", style="dim")
+    head.append("   pool ")
+    head.append(str(v["pool"]), style="bold yellow")
+    console.print(head)
+
+    teams: list[list[int]] = v["teams"]
+    team_of = {s: i for i, team in enumerate(teams) for s in team}
+    partnerships = any(len(team) > 1 for team in teams)
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("seat", no_wrap=True)
+    if partnerships:
+        table.add_column("team", justify="center")
+    table.add_column("balance", justify="right")
+    table.add_column("tricks", justify="right")
+    table.add_column("cards", justify="right")
+    table.add_column("notes")
+    for s in range(n):
+        notes = []
+        if s == v["dealer"]:
+            notes.append("dealer")
+        if s == v["robber"]:
+            notes.append("robbed")
+        if v["put_out"][s] is not None:
+            notes.append(f"put out {v['put_out'][s]}")
+        if v["declined"][s]:
+            notes.append("declined")
+        if s == v["jinker"]:
+            notes.append("jinking")
+        pointer = ("▶" if fancy else ">") if s == v["to_play"] else ""
+        row = [
+            Text(pointer, style="bold green"),
+            Text(f"{s} (you)" if s == seat else f"{s}", style="bold" if s == seat else ""),
+        ]
+        if partnerships:
+            row.append(Text(chr(ord("A") + team_of.get(s, 0))))
+        row += [
+            Text(f"{v['balances'][s]:+d}", style="green" if v["balances"][s] > 0 else ""),
+            Text(str(v["tricks_won"][s])),
+            Text(str(v["hand_sizes"][s])),
+            Text(", ".join(notes), style="dim"),
+        ]
+        table.add_row(*row)
+    console.print(table)
+
+    hand = v["hands"][seat]
+    if hand:
+        line = Text("Your hand  ", style="bold")
+        line.append_text(_sf_cards(hand, trumps))
+        if v["turn_up_at"] == "dealer" and v["dealer"] == seat:
+            line.append("  + the turn-up ")
+            line.append_text(_sf_card(v["turn_up"], trumps))
+            line.append(" at your turn", style="dim")
+        line.append("   (trumps in bold)", style="dim")
+        console.print(line)
+
+    for i, trick in enumerate(v["tricks"]):
+        line = Text(f"Trick {i + 1}  ", style="dim")
+        line.append_text(_sf_plays(trick["plays"], trumps, seat))
+        line.append(f"  → {_seat_name(trick['winner'], seat)}", style="dim")
+        console.print(line)
+    current = v["current_trick"]
+    if current is not None:
+        line = Text(f"Trick {len(v['tricks']) + 1}  ", style="bold")
+        if current["plays"]:
+            line.append_text(_sf_plays(current["plays"], trumps, seat))
+        else:
+            line.append(f"{_seat_name(current['leader'], seat)} to lead", style="dim")
+        console.print(line)
+
+    if v["past_deals"]:
+        past = Table(title="Past deals", box=box.SIMPLE_HEAD, show_edge=False, title_justify="left")
+        past.add_column("deal", justify="right")
+        past.add_column("dealer", justify="right")
+        past.add_column("tricks", justify="center")
+        past.add_column("outcome")
+        for i, old in enumerate(v["past_deals"]):
+            past.add_row(
+                str(i + 1),
+                str(old["dealer"]),
+                "-".join(str(t) for t in old["tricks_won"]),
+                _sf_short_outcome(old, seat),
+            )
+        console.print(past)
+
+
+def narrate_spoil_five(console: Console, move: Move) -> None:
+    before = move.before.view(move.seat)
+    after = move.after.view(move.seat)
+    trumps = frozenset(tapete.spoil_five.trump_order(before["trump"]))
+    words = move.text.split(" ")
+    verb = words[0]
+    mine = move.actor == move.seat
+    who = Text("You" if mine else f"Seat {move.actor}", style="bold" if mine else "cyan")
+    line = who.copy()
+    if verb == "play" and len(words) == 2:
+        line.append(" play " if mine else " plays ")
+        line.append_text(_sf_card(words[1], trumps))
+    elif verb == "rob" and len(words) == 2:
+        turn_up = _sf_card(before["turn_up"], trumps)
+        if before["phase"] == "dealer_rob":
+            line.append(" put " if mine else " puts ")
+            line.append_text(_sf_card(words[1], trumps) if mine else Text("a card"))
+            line.append(" face down for the turned-up ")
+        else:
+            line.append(" rob: put " if mine else " robs: puts ")
+            line.append_text(_sf_card(words[1], trumps) if mine else Text("a card"))
+            line.append(" face down and take " if mine else " face down and takes ")
+        line.append_text(turn_up)
+    elif verb == "decline":
+        if not mine and before["phase"] != "dealer_rob":
+            return  # declining a rob from the hand is private: the seat never sees it
+        line.append(" decline the rob" if mine else " declines the turned-up ace")
+    elif verb == "stand":
+        line.append(" stand and take the pool" if mine else " stands and takes the pool")
+    elif verb == "jink":
+        line.append(" jink!" if mine else " jinks!", style="bold magenta")
+        line.append(" Playing on for all five tricks")
+    else:
+        line.append(f": {move.text}")
+    console.print(line)
+
+    deal_over = len(after["past_deals"]) > len(before["past_deals"])
+    if verb == "play" and before["current_trick"] is not None:
+        plays = [*before["current_trick"]["plays"], [move.actor, words[1]]]
+        if len(plays) == before["players"]:
+            if not deal_over:
+                winner: int = after["tricks"][-1]["winner"]
+            else:
+                index = tapete.spoil_five.trick_winner(before["trump"], [c for _, c in plays])
+                winner = plays[index][0]
+            line = Text(f"  {_seat_name(winner, move.seat)} won trick {len(before['tricks']) + 1}")
+            line.append(f"  ({_tricks_after(before, winner)})", style="dim")
+            console.print(line)
+    if deal_over:
+        last = after["past_deals"][-1]
+        text = f"Deal {len(after['past_deals'])}: {_sf_outcome(last, move.seat, before['pool'])}."
+        console.print(Text(text, style="bold yellow"))
+        if after["phase"] != "over":
+            fancy = console.encoding.lower().startswith("utf")
+            console.print(_sf_deal_intro(after, move.seat, fancy))
+
+
+def _tricks_after(before: dict[str, Any], winner: int) -> str:
+    """The tricks of each seat (and of each team, with partnerships) once ``winner`` has won."""
+    tricks = list(before["tricks_won"])
+    tricks[winner] += 1
+    text = "tricks " + "-".join(str(t) for t in tricks)
+    teams: list[list[int]] = before["teams"]
+    if any(len(team) > 1 for team in teams):
+        totals = (str(sum(tricks[s] for s in team)) for team in teams)
+        text += "; teams " + "-".join(totals)
+    return text
+
+
+GAME_UIS: dict[str, GameUI] = {
+    "spoil_five": GameUI(
+        title="Spoil Five",
+        draw=draw_spoil_five,
+        narrate=narrate_spoil_five,
+        card_style=french_card_style,
+        bold_cards=_sf_trumps,
+    ),
+}
+CARD_STYLES: dict[str, Callable[[str], str]] = {
+    "spoil_five": french_card_style,
+    "cicera": french_card_style,
+    "cau_robat": spanish_card_style,
+    "cuajo": spanish_card_style,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Options and games
+
+
+def parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` items to a config dict: values parsed as JSON when possible, else strings."""
+    config: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise CliError(f"bad option {item!r}: expected key=value, e.g. jinking=false")
+        if key in config:
+            raise CliError(f"option {key!r} is given twice")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text
+        config[key] = value
+    return config
+
+
+def _game_config(players: int | None, options: Sequence[str]) -> dict[str, Any]:
+    config = parse_options(options)
+    if players is not None:
+        if "players" in config and config["players"] != players:
+            raise CliError("the number of players is given twice (--players and players=)")
+        config["players"] = players
+    return config
+
+
+def load(name: str, config: dict[str, Any]) -> Game:
+    try:
+        return tapete.load_game(name, **config)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def new_state(game: Game, seed: int) -> State:
+    try:
+        return game.new_initial_state(seed)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def fresh_seed() -> int:
+    return random.SystemRandom().randrange(2**32)
+
+
+def format_value(value: Any) -> str:
+    """A config value as it is typed on the command line (``key=value``)."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def player_counts(name: str, game: Game) -> str:
+    config = game.config()
+    if "players" not in config:
+        return str(game.num_players())
+    accepted = []
+    for k in PLAYER_PROBE:
+        try:
+            tapete.load_game(name, players=k)
+        except ConfigError:
+            continue
+        accepted.append(k)
+    runs: list[list[int]] = []
+    for k in accepted:
+        if runs and runs[-1][-1] == k - 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    text = ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+    return f"{text} (default {config['players']})"
+
+
+def cmd_games(console: Console) -> int:
+    table = Table(title="tapete games", box=box.ROUNDED, show_lines=True, title_style="bold")
+    table.add_column("game", style="bold cyan", no_wrap=True)
+    table.add_column("players", no_wrap=True)
+    table.add_column("options (key=default)")
+    for name in tapete.list_games():
+        game = tapete.load_game(name)
+        options = Text()
+        for key, value in game.config().items():
+            if key == "players":
+                continue
+            if options:
+                options.append("\n")
+            options.append(key, style="green")
+            options.append("=")
+            options.append(format_value(value))
+        label = Text(name)
+        label.append(f"\n{ui_for(name).title}", style="dim")
+        table.add_row(label, player_counts(name, game), options)
+    console.print(table)
+    console.print(
+        Text(
+            "Options are given as key=value (JSON values: jinking=false, "
+            "partnerships=[[0,2],[1,3]]); rules: docs/rules/<game>.md",
+            style="dim",
+        )
+    )
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# play
+
+
+def _read_line(console: Console, prompt: Text) -> str | None:
+    console.print(prompt, end="")
+    try:
+        line = input()
+    except EOFError:
+        console.print()
+        return None
+    if not sys.stdin.isatty():
+        console.print(Text(line), highlight=False)  # echo piped input so transcripts read well
+    return line
+
+
+def _print_moves(console: Console, ui: GameUI, state: State, seat: int, legal: list[int]) -> None:
+    bold = ui.bold_cards(state, seat)
+    items = []
+    for number, action in enumerate(legal, start=1):
+        item = Text(f"{number:>2}", style="bold cyan")
+        item.append(" ")
+        item.append_text(styled_action(state.action_to_string(action), ui.card_style, bold))
+        items.append(item)
+    width = max(len(item) for item in items) + 3
+    per_row = max(1, min(len(items), (console.width - 2) // width))
+    console.print(Text("Your moves:", style="bold"))
+    for start in range(0, len(items), per_row):
+        row = Text("  ")
+        for item in items[start : start + per_row]:
+            row.append_text(item)
+            row.append(" " * (width - len(item)))
+        row.rstrip()
+        console.print(row)
+
+
+def parse_move(state: State, legal: list[int], text: str) -> int:
+    """The legal action that ``text`` names: a number in the move list, an action string, or
+    just the argument of one (``2h`` for ``play 2H``) when that names exactly one legal move."""
+    text = " ".join(text.split())
+    if text.isascii() and text.isdigit():
+        number = int(text)
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
+        raise CliError(f"there is no move {number}: choose a number from 1 to {len(legal)}")
+    try:
+        action = state.string_to_action(text)
+    except TapeteError as error:
+        verbs = dict.fromkeys(state.action_to_string(a).split(" ")[0] for a in legal)
+        found = set()
+        for verb in verbs:
+            try:
+                candidate = state.string_to_action(f"{verb} {text}")
+            except TapeteError:
+                continue
+            if candidate in legal:
+                found.add(candidate)
+        if len(found) == 1:
+            return found.pop()
+        raise CliError(
+            f"{error}; type a move's number or an action such as "
+            f"{state.action_to_string(legal[0])!r}"
+        ) from None
+    if action not in legal:
+        raise CliError(
+            f"{state.action_to_string(action)!r} is not legal now; choose one of the moves listed"
+        )
+    return action
+
+
+def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    game = load(args.game, _game_config(args.players, args.options))
+    n = game.num_players()
+    seat: int = args.seat
+    if not 0 <= seat < n:
+        raise CliError(
+            f"seat {seat} is out of range: {game.name} with {n} players has seats 0 to {n - 1}"
+        )
+    seed: int = fresh_seed() if args.seed is None else args.seed
+    state = new_state(game, seed)
+    bots = random.Random(seed)
+    ui = ui_for(game.name)
+    intro = Text(f"{ui.title}", style="bold")
+    intro.append(f": you are seat {seat}, against {n - 1} random bot{'s' if n > 2 else ''}")
+    intro.append(
+        f" (seed {seed}). Type a move's number or its text, 'help', or 'quit'.", style="dim"
+    )
+    console.print(intro)
+    if not state.is_terminal() and state.current_player() != seat:
+        ui.draw(console, game, state, seat)
+
+    while not state.is_terminal():
+        actor = state.current_player()
+        legal = state.legal_actions()
+        if actor == seat:
+            ui.draw(console, game, state, seat)
+            _print_moves(console, ui, state, seat, legal)
+            while True:
+                line = _read_line(console, Text("Your move> ", style="bold green"))
+                if line is None or line.strip().lower() in QUIT_WORDS:
+                    console.print(Text("Bye: the game was left unfinished.", style="dim"))
+                    return 0
+                if line.strip().lower() in HELP_WORDS:
+                    console.print(
+                        Text(
+                            "Type the number of a move, its text (case does not matter, e.g. "
+                            f"{state.action_to_string(legal[0])!r}), or 'quit'.",
+                            style="dim",
+                        )
+                    )
+                    _print_moves(console, ui, state, seat, legal)
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    action = parse_move(state, legal, line)
+                except CliError as error:
+                    console.print(Text(f"✗ {error}", style="red"))
+                    continue
+                break
+        else:
+            action = bots.choice(legal)
+        before = state.clone()
+        text = state.action_to_string(action)
+        try:
+            state.apply_action(action)
+        except TapeteError as error:  # cannot happen for a legal action; never a traceback
+            raise CliError(f"the engine refused {text!r}: {error}") from None
+        ui.narrate(console, Move(game, before, state, actor, action, text, seat))
+
+    ui.draw(console, game, state, seat)
+    console.print()
+    console.rule(Text("Game over", style="bold"))
+    returns = state.returns()
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("seat", justify="right")
+    table.add_column("return", justify="right")
+    best = max(returns)
+    for s, value in enumerate(returns):
+        style = "bold green" if value == best and value > 0 else ("red" if value < 0 else "")
+        table.add_row(f"{s} (you)" if s == seat else str(s), Text(_signed(value), style=style))
+    console.print(table)
+    console.print(
+        Text(
+            f"Returns: {[_number(r) for r in returns]}; yours: {_signed(returns[seat])}",
+            style="bold",
+        )
+    )
+    return 0
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else round(value, 4)
+
+
+def _signed(value: float) -> str:
+    if float(value).is_integer():
+        return f"{int(value):+d}"
+    return f"{value:+.2f}"
+
+
+# --------------------------------------------------------------------------------------------
+# selfplay
+
+
+@dataclass
+class SelfPlayStats:
+    games: int
+    actions: int
+    seconds: float
+    sums: list[float]
+    squares: list[float]
+
+    def mean(self, seat: int) -> float:
+        return self.sums[seat] / self.games
+
+    def half_width(self, seat: int) -> float:
+        """Half the 95% interval of the mean: 1.96 · sd / √N (NaN for a single game)."""
+        if self.games < 2:
+            return math.nan
+        mean = self.mean(seat)
+        variance = max(0.0, (self.squares[seat] - self.games * mean * mean) / (self.games - 1))
+        return 1.96 * math.sqrt(variance / self.games)
+
+
+def play_random_games(
+    game: Game, choice: Callable[[list[int]], int], seeds: range, stats: SelfPlayStats
+) -> None:
+    """Random play of one game per seed; the hot loop of ``tapete selfplay``."""
+    new_initial_state = game.new_initial_state
+    sums = stats.sums
+    squares = stats.squares
+    actions = 0
+    for game_seed in seeds:
+        state = new_initial_state(game_seed)
+        legal_actions = state.legal_actions
+        apply_action = state.apply_action
+        while legal := legal_actions():
+            apply_action(choice(legal))
+        if not state.is_terminal():
+            raise CliError(f"seed {game_seed}: a state that is not over has no legal action")
+        actions += len(state.history())
+        for p, value in enumerate(state.returns()):
+            sums[p] += value
+            squares[p] += value * value
+    stats.actions += actions
+    stats.games += len(seeds)
+
+
+def run_selfplay(game: Game, games: int, seed: int, console: Console) -> SelfPlayStats:
+    """Play ``games`` random games with seeds ``seed + i``; a transient progress bar is shown on
+    a terminal once the run looks longer than a second. Chunks last ~0.1 s, at most 1000 games."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    n = game.num_players()
+    stats = SelfPlayStats(0, 0, 0.0, [0.0] * n, [0.0] * n)
+    choice = random.Random(seed).choice
+    progress: Progress | None = None
+    task = None
+    step = 8
+    start = time.perf_counter()
+    try:
+        while stats.games < games:
+            count = min(step, games - stats.games)
+            first = seed + stats.games
+            t0 = time.perf_counter()
+            play_random_games(game, choice, range(first, first + count), stats)
+            now = time.perf_counter()
+            rate = count / max(now - t0, 1e-9)
+            step = max(1, min(1000, int(rate * 0.1)))
+            if progress is None and console.is_terminal and stats.games < games:
+                if now - start + (games - stats.games) / rate > 1.0:
+                    progress = Progress(
+                        TextColumn("[bold]{task.description}"),
+                        BarColumn(),
+                        MofNCompleteColumn(),
+                        TextColumn("games"),
+                        TimeElapsedColumn(),
+                        TextColumn("eta"),
+                        TimeRemainingColumn(),
+                        console=console,
+                        transient=True,
+                        auto_refresh=False,  # no refresh thread competing with the hot loop
+                    )
+                    progress.start()
+                    task = progress.add_task(game.name, total=games)
+            if progress is not None and task is not None:
+                progress.update(task, completed=stats.games, refresh=True)
+    finally:
+        stats.seconds = time.perf_counter() - start
+        if progress is not None:
+            progress.stop()
+    return stats
+
+
+def _check_seed_range(seed: int, games: int) -> None:
+    if seed < 0 or seed + games > MAX_SEED:
+        raise CliError(
+            f"seed {seed} with {games} games: the game seeds seed … seed+games-1 "
+            f"must lie in 0 … 2^64-1"
+        )
+
+
+def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
+    games: int = args.games
+    game = load(args.game, _game_config(args.players, args.options))
+    seed: int = fresh_seed() if args.seed is None else args.seed
+    _check_seed_range(seed, games)
+    new_state(game, seed)  # a bad seed is reported before any work
+    stats = run_selfplay(game, games, seed, console)
+    n = game.num_players()
+    title = f"{game.name} · {n} players · {games:,} random game{'s' if games > 1 else ''}"
+    table = Table(title=title, box=box.ROUNDED, title_style="bold")
+    table.add_column("seat", justify="right", style="bold")
+    table.add_column("mean return", justify="right")
+    table.add_column("± 95%", justify="right", style="dim")
+    table.add_column("95% interval", justify="center")
+    for s in range(n):
+        mean = stats.mean(s)
+        half = stats.half_width(s)
+        style = "green" if mean - half > 0 else ("red" if mean + half < 0 else "")
+        if math.isnan(half):
+            table.add_row(str(s), Text(f"{mean:+.3f}"), "—", "—")
+        else:
+            table.add_row(
+                str(s),
+                Text(f"{mean:+.3f}", style=style),
+                f"{half:.3f}",
+                Text(f"[{mean - half:+.3f}, {mean + half:+.3f}]", style=style),
+            )
+    console.print(table)
+    seconds = max(stats.seconds, 1e-9)
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="dim")
+    summary.add_column(justify="right", style="bold")
+    summary.add_row("seeds", f"{seed} … {seed + games - 1}")
+    if args.options:
+        summary.add_row("options", " ".join(args.options))
+    summary.add_row("mean game length", f"{stats.actions / games:,.1f} actions")
+    summary.add_row("wall time", f"{stats.seconds:,.3f} s")
+    summary.add_row("games/s", f"{games / seconds:,.0f}")
+    summary.add_row("actions/s", f"{stats.actions / seconds:,.0f}")
+    console.print(summary)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see '{self.prog} --help')")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+    if not 0 <= value < MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed must lie in 0 … 2^64-1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    try:
+        from importlib.metadata import version
+
+        tapete_version = version("tapete")
+    except Exception:  # a missing distribution only hides the version
+        tapete_version = "unknown"
+    parser = _Parser(
+        prog="tapete",
+        description="Card games with a fast Rust engine: list them, play one, time self-play.",
+        epilog="Options are key=value (values read as JSON when possible): "
+        "tapete play spoil_five jinking=false partnerships=[[0,2],[1,3]]",
+    )
+    parser.add_argument("--version", action="version", version=f"tapete {tapete_version}")
+    commands = parser.add_subparsers(dest="command", metavar="command", required=True)
+
+    commands.add_parser("games", help="list the games, their player counts and options")
+
+    play = commands.add_parser("play", help="play a game against random bots")
+    play.add_argument("game", help="a game name (see 'tapete games')")
+    play.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    play.add_argument("--players", type=int, help="number of players")
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--seed", type=_seed, help="seed of the game and the bots")
+
+    selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
+    selfplay.add_argument("game", help="a game name (see 'tapete games')")
+    selfplay.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    selfplay.add_argument("--games", type=_positive, required=True, help="number of games")
+    selfplay.add_argument("--players", type=int, help="number of players")
+    selfplay.add_argument("--seed", type=_seed, help="first game seed (game i uses seed + i)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    console = Console(highlight=False)
+    errors = Console(stderr=True, highlight=False)
+    parser = build_parser()
+    try:
+        try:
+            args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+        except SystemExit as done:  # --help and --version
+            return done.code if isinstance(done.code, int) else 0
+        if args.command in ("play", "selfplay"):
+            unknown = [item for item in extra if item.startswith("-")]
+            args.options = [*args.options, *(item for item in extra if not item.startswith("-"))]
+        else:
+            unknown = extra
+        if unknown:
+            raise CliError(
+                f"unrecognized arguments: {' '.join(unknown)} (see 'tapete {args.command} --help')"
+            )
+        if args.command == "games":
+            return cmd_games(console)
+        if args.command == "play":
+            return cmd_play(args, console)
+        return cmd_selfplay(args, console)
+    except CliError as error:
+        errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
+        return 2
+    except TapeteError as error:
+        errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        errors.print(Text("tapete: interrupted", style="red"))
+        return 130
+    except BrokenPipeError:
+        try:  # the reader went away (tapete games | head): exit quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1

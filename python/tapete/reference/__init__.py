@@ -1,0 +1,35 @@
+"""tapete.reference: pure-Python reference models of the games, for differential tests.
+
+Written from the rules documents only; clear rather than fast.  Same public contract as the
+engine (``list_games``, ``load_game``, ``Game``/``State``), same card and action encodings and
+the same RNG, so the same seed deals the same cards in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tapete.errors import ConfigError
+from tapete.reference.spoil_five import SpoilFiveGame
+
+__all__ = ["TERMINAL", "list_games", "load_game"]
+
+TERMINAL = -4
+
+# One line per game: registry name -> constructor taking the config as keyword arguments.
+_GAMES: dict[str, Callable[..., Any]] = {
+    "spoil_five": SpoilFiveGame,
+}
+
+
+def list_games() -> list[str]:
+    """Registry names of the games the reference model implements."""
+    return list(_GAMES)
+
+
+def load_game(name: str, **config: Any) -> Any:
+    """A game by registry name; ``ConfigError`` for an unknown game or a bad config."""
+    if not isinstance(name, str) or name not in _GAMES:
+        raise ConfigError(f"unknown game {name!r} (expected one of: {', '.join(_GAMES)})")
+    return _GAMES[name](**config)

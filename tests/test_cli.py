@@ -1,0 +1,289 @@
+"""The command line: ``tapete games``, ``tapete play`` (stdin scripted), ``tapete selfplay``."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import random
+import re
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+import tapete
+from tapete import cli
+from tapete.cli import main, parse_options
+
+ONE_DEAL = ["num_deals=1", "leftover_pool=split_equally"]
+
+
+def run_play(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lines: list[str],
+    *args: str,
+) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(["play", "spoil_five", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def simulate(seed: int, config: dict[str, Any], seat: int = 0) -> list[tuple[int, str, str]]:
+    """The game ``tapete play`` runs when the person always types ``1``: (actor, phase, action)."""
+    state = tapete.load_game("spoil_five", **config).new_initial_state(seed)
+    bots = random.Random(seed)
+    events = []
+    while not state.is_terminal():
+        actor = state.current_player()
+        legal = state.legal_actions()
+        action = legal[0] if actor == seat else bots.choice(legal)
+        events.append((actor, state.view(seat)["phase"], state.action_to_string(action)))
+        state.apply_action(action)
+    return events
+
+
+def first_seed(config: dict[str, Any], wanted: Any) -> tuple[int, list[tuple[int, str, str]]]:
+    for seed in range(300):
+        events = simulate(seed, config)
+        if any(wanted(event) for event in events):
+            return seed, events
+    raise AssertionError("no seed found")
+
+
+def assert_one_error_line(err: str, fragment: str) -> None:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("tapete: error:")
+    assert fragment in lines[0]
+
+
+# ---- option parsing ---------------------------------------------------------------------------
+
+
+def test_parse_options_json_then_string() -> None:
+    assert parse_options(
+        ["jinking=false", "partnerships=[[0,2],[1,3]]", "num_deals=2", "rob_policy=penalty"]
+    ) == {
+        "jinking": False,
+        "partnerships": [[0, 2], [1, 3]],
+        "num_deals": 2,
+        "rob_policy": "penalty",
+    }
+    assert parse_options(["num_deals=null", "first-dealer=2"]) == {
+        "num_deals": None,
+        "first_dealer": 2,
+    }
+
+
+# ---- games ------------------------------------------------------------------------------------
+
+
+def test_games_lists_players_and_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "spoil_five" in out
+    assert "2–10 (default 4)" in out
+    for option in ("rob_policy=enforced", "jinking=true", "deal_batches=[2,3]", "num_deals=4"):
+        assert option in out
+    assert "\x1b[" not in out  # no colour codes when the output is not a terminal
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "selfplay" in capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert "tapete" in capsys.readouterr().out
+
+
+# ---- play -------------------------------------------------------------------------------------
+
+
+def test_play_whole_game_with_mistakes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = ["banana", "0", "99", "stand", "play 2x", "", "help", *["1"] * 400]
+    code, out, err = run_play(monkeypatch, capsys, lines, "--seed", "3")
+    assert code == 0, err
+    assert err == ""
+    assert "is not a Spoil Five action" in out
+    assert "there is no move 0" in out
+    assert "there is no move 99" in out
+    assert "'stand' is not legal now" in out
+    assert "Your moves:" in out and "Trumps" in out and "pool" in out
+    assert re.search(r"Seat [123] plays (10|[2-9AJQK])[CDHS]", out)  # bot moves are shown
+    assert "Game over" in out
+    match = re.search(r"Returns: (\[.*\]); yours: ([+-]\d+)", out)
+    assert match is not None
+    returns = json.loads(match.group(1))
+    assert len(returns) == 4 and math.isclose(sum(returns), 0.0, abs_tol=1e-9)
+    # the same seed and the same answers replay the same game
+    code, again, _ = run_play(monkeypatch, capsys, lines, "--seed", "3")
+    assert code == 0 and again == out
+
+
+def test_play_action_text_and_bare_card(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = simulate(3, {})
+    first = next(text for actor, _, text in events if actor == 0)  # what "1" would play
+    code, out, _ = run_play(monkeypatch, capsys, [first.upper(), "quit"], "--seed", "3")
+    assert code == 0
+    assert f"You play {first.split()[1]}" in out
+    assert "Bye" in out
+    card = first.split()[1]
+    code, out, _ = run_play(monkeypatch, capsys, [card.lower(), "quit"], "--seed", "3")
+    assert code == 0
+    assert f"You play {card}" in out
+
+
+def test_play_quit_and_eof(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_play(monkeypatch, capsys, ["quit"], "--seed", "1")
+    assert code == 0 and "Bye" in out and err == ""
+    code, out, err = run_play(monkeypatch, capsys, [], "--seed", "1", "--seat", "2")
+    assert code == 0 and "Bye" in out and err == ""
+
+
+def test_play_bot_rob_hides_the_put_out_card(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = {"num_deals": 1, "leftover_pool": "split_equally"}
+    seed, events = first_seed(config, lambda e: e[0] != 0 and e[2].startswith("rob "))
+    hidden = next(text.split()[1] for actor, _, text in events if actor != 0 and "rob" in text)
+    code, out, _ = run_play(monkeypatch, capsys, ["1"] * 20, "--seed", str(seed), *ONE_DEAL)
+    assert code == 0
+    assert "robs: puts a card face down" in out
+    assert not re.search(rf"\b{hidden}\b", out)  # the card put out is never seen again
+
+
+def test_play_own_rob(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    config = {"num_deals": 1, "leftover_pool": "split_equally"}
+    seed, events = first_seed(config, lambda e: e[0] == 0 and e[2].startswith("rob "))
+    card = next(text.split()[1] for actor, _, text in events if actor == 0 and "rob" in text)
+    code, out, _ = run_play(monkeypatch, capsys, ["1"] * 20, "--seed", str(seed), *ONE_DEAL)
+    assert code == 0
+    assert re.search(rf"You (rob: )?put {card} face down", out)
+    assert "Game over" in out
+
+
+def test_play_options_partnerships(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--seed", "5", "--seat", "1", "partnerships=[[0,2],[1,3]]", "rob_policy=penalty"]
+    code, out, _ = run_play(monkeypatch, capsys, ["1"] * 400, *args)
+    assert code == 0
+    assert "team" in out and "teams" in out
+    assert "1 (you)" in out and "Game over" in out
+
+
+def test_play_generic_fallback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game without its own GameUI is drawn from observation_string and narrated from the
+    information state: what the later games get until they have a table of their own."""
+    monkeypatch.setattr(cli, "GAME_UIS", {})
+    code, out, _ = run_play(monkeypatch, capsys, ["x", *["1"] * 400], "--seed", "3")
+    assert code == 0
+    assert "hand AC 6D 2S 4S AS" in out  # the observation string of seat 0
+    assert "seat 2: play 7H" in out  # a line of the information state
+    assert "Game over" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["play", "no_such_game"], "unknown game"),
+        (["play", "spoil_five", "--seat", "7"], "seat 7 is out of range"),
+        (["play", "spoil_five", "--seat", "-1"], "seat -1 is out of range"),
+        (["play", "spoil_five", "--players", "3", "--seat", "3"], "seat 3 is out of range"),
+        (["play", "spoil_five", "no_such_key=1"], "no_such_key"),
+        (["play", "spoil_five", "jinking"], "expected key=value"),
+        (["play", "spoil_five", "players=1"], "players"),
+        (["play", "spoil_five", "rob_policy=sometimes"], "sometimes"),
+        (["play", "spoil_five", "--players", "3", "players=4"], "given twice"),
+        (["play", "spoil_five", "--seed", "-4"], "seed"),
+        (["play", "spoil_five", "--bogus"], "unrecognized arguments"),
+        (["selfplay", "spoil_five"], "--games"),
+        (["selfplay", "spoil_five", "--games", "0"], "positive integer"),
+        (["selfplay", "nope", "--games", "3"], "unknown game"),
+        (["selfplay", "spoil_five", "--games", "3", "partnerships=[[0,1]]"], "partnerships"),
+        (["selfplay", "spoil_five", "--games", "3", "--seed", str(2**64 - 2)], "seed"),
+        (["games", "extra"], "unrecognized arguments"),
+        ([], "required"),
+    ],
+)
+def test_errors_are_one_red_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], fragment: str
+) -> None:
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert_one_error_line(captured.err, fragment)
+
+
+# ---- selfplay ---------------------------------------------------------------------------------
+
+
+def expected_means(games: int, seed: int, config: dict[str, Any]) -> list[float]:
+    game = tapete.load_game("spoil_five", **config)
+    rng = random.Random(seed)
+    sums = [0.0] * game.num_players()
+    for i in range(games):
+        state = game.new_initial_state(seed + i)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(rng.choice(legal))
+        for p, value in enumerate(state.returns()):
+            sums[p] += value
+    return [s / games for s in sums]
+
+
+def test_selfplay_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "spoil_five", "--games", "60", "--seed", "7"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    out = captured.out
+    for fragment in ("60 random games", "mean return", "95% interval", "games/s", "actions/s"):
+        assert fragment in out
+    assert "mean game length" in out and "wall time" in out
+    for mean in expected_means(60, 7, {}):
+        assert f"{mean:+.3f}" in out
+
+
+def test_selfplay_options_and_players(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["selfplay", "spoil_five", "--games", "30", "--seed", "2", "--players", "6"]
+    args += ["partnerships=[[0,3],[1,4],[2,5]]", "jinking=false", "rob_policy=penalty"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "6 players" in out
+    config = {
+        "players": 6,
+        "partnerships": [[0, 3], [1, 4], [2, 5]],
+        "jinking": False,
+        "rob_policy": "penalty",
+    }
+    for mean in expected_means(30, 2, config):
+        assert f"{mean:+.3f}" in out
+
+
+def test_selfplay_single_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "spoil_five", "--games", "1", "--seed", "0", "--players", "2"]) == 0
+    assert "1 random game" in capsys.readouterr().out
+
+
+def test_python_dash_m_selfplay() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tapete", "selfplay", "spoil_five", "--games", "20", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "20 random games" in result.stdout and "games/s" in result.stdout
+    assert "\x1b[" not in result.stdout  # no progress bar or colour into a pipe

@@ -1,0 +1,91 @@
+"""The engine and the reference model in lock step from the same seed: legal action strings,
+every seat's view and the full view, observation tensors, returns and rewards at every step."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import numpy as np
+import tapete
+import tapete.reference
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_GAMES", "2000"))
+
+
+@st.composite
+def spoil_five_configs(draw: st.DrawFn) -> dict[str, Any]:
+    players = draw(st.integers(2, 10))
+    config: dict[str, Any] = {"players": players, "num_deals": draw(st.integers(1, 3))}
+    if players in (4, 6, 8) and draw(st.booleans()):
+        half = players // 2
+        config["partnerships"] = (
+            [[s for s in range(players) if s % 2 == t] for t in range(2)]
+            if draw(st.booleans())
+            else [[t, t + half] for t in range(half)]
+        )
+    if draw(st.booleans()):
+        config["first_dealer"] = draw(st.integers(0, players - 1))
+    options = {
+        "deal_batches": st.sampled_from([[2, 3], [3, 2]]),
+        "ante_mode": st.sampled_from(
+            ["every_deal", "reduced_after_spoil", "dealer_only_after_spoil"]
+        ),
+        "rob_policy": st.sampled_from(["enforced", "penalty", "optional", "disabled"]),
+        "rob_timing": st.sampled_from(["at_turn", "before_first_lead"]),
+        "renege_reference": st.sampled_from(["led_card", "highest_trump_so_far"]),
+        "jinking": st.booleans(),
+        "jink_payment": st.sampled_from(["payer_stake", "jinker_stake"]),
+        "early_spoil_stop": st.booleans(),
+        "leftover_pool": st.sampled_from(["play_on", "split_equally", "unresolved"]),
+        "max_extra_deals": st.integers(0, 3),
+        "dealer_stake": st.integers(0, 3),
+    }
+    for key, strategy in options.items():
+        if draw(st.booleans()):
+            config[key] = draw(strategy)
+    return config
+
+
+def assert_same(engine: Any, reference: Any, players: int, where: str) -> None:
+    assert engine.current_player() == reference.current_player(), where
+    legal = engine.legal_actions()
+    assert legal == reference.legal_actions(), where
+    assert [engine.action_to_string(a) for a in legal] == [
+        reference.action_to_string(a) for a in legal
+    ], where
+    assert engine.returns() == reference.returns(), where
+    assert engine.rewards() == reference.rewards(), where
+    assert engine.view() == reference.view(), where
+    for seat in range(players):
+        assert engine.view(seat) == reference.view(seat), f"{where}, seat {seat}"
+        assert np.array_equal(
+            engine.observation_tensor(seat), reference.observation_tensor(seat)
+        ), f"{where}, observation of seat {seat}"
+
+
+@settings(
+    max_examples=GAMES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
+@given(config=spoil_five_configs(), seed=st.integers(0, 2**64 - 1))
+def test_spoil_five_lock_step(config: dict[str, Any], seed: int) -> None:
+    engine = tapete.load_game("spoil_five", **config).new_initial_state(seed=seed)
+    reference = tapete.reference.load_game("spoil_five", **config).new_initial_state(seed=seed)
+    players = config["players"]
+    chooser = random.Random(seed)
+    step = 0
+    while True:
+        assert_same(engine, reference, players, f"{config} seed {seed} step {step}")
+        if engine.is_terminal():
+            break
+        action = chooser.choice(engine.legal_actions())
+        engine.apply_action(action)
+        reference.apply_action(action)
+        step += 1
+    assert engine.history() == reference.history()
