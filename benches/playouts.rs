@@ -3,24 +3,17 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use tapete::{Game, GameOf, Rng};
+use tapete::bots::random_playout;
+use tapete::{Game, GameOf};
 
 /// Plays `games` random games from consecutive seeds; returns the number of actions.
 fn playouts<G: Game>(config: &G::Config, games: u64) -> u64 {
     let mut legal = Vec::with_capacity(64);
-    let mut actions = 0;
-    for seed in 0..games {
-        let mut state = G::new(config, Rng::new(seed));
-        let mut rng = Rng::new(!seed);
-        while !state.is_terminal() {
-            legal.clear();
-            state.legal_actions(&mut legal);
-            state.apply_unchecked(legal[rng.below(legal.len() as u64) as usize]);
-            actions += 1;
-        }
-        black_box(&state);
-    }
-    actions
+    let mut returns = vec![0.0; G::num_players(config)];
+    (0..games)
+        .map(|seed| random_playout::<G>(config, seed, &mut legal, &mut returns))
+        .sum::<u64>()
+        + black_box(0)
 }
 
 fn bench_game<G: Game>(c: &mut Criterion, config: serde_json::Value, label: &str) {

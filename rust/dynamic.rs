@@ -246,6 +246,8 @@ pub trait DynGame: Send + Sync + Debug {
     fn new_state(&self, seed: u64, decks: &[Vec<String>]) -> Result<Box<dyn DynState>>;
     fn deserialize_state(&self, text: &str) -> Result<Box<dyn DynState>>;
     fn card_name(&self, id: u8) -> String;
+    /// Random playouts of games `seed, seed + 1, …` on `threads` threads (`crate::bots`).
+    fn random_playouts(&self, seed: u64, threads: usize, returns: &mut [f64], lengths: &mut [u64]);
 }
 
 /// A state behind a trait object; actions are indices.
@@ -329,6 +331,9 @@ impl<G: Game> DynGame for GameOf<G> {
     }
     fn card_name(&self, id: u8) -> String {
         G::PACK.name_of(id)
+    }
+    fn random_playouts(&self, seed: u64, threads: usize, returns: &mut [f64], lengths: &mut [u64]) {
+        crate::bots::random_playouts::<G>(&self.config, seed, threads, returns, lengths)
     }
 }
 

@@ -15,6 +15,7 @@ import pytest
 import tapete
 from tapete import cli
 from tapete.cli import main, parse_options
+from tapete.reference.rng import SplitMix64
 
 ONE_DEAL = ["num_deals=1", "leftover_pool=split_equally"]
 
@@ -228,18 +229,41 @@ def test_errors_are_one_red_line(
 # ---- selfplay ---------------------------------------------------------------------------------
 
 
-def expected_means(games: int, seed: int, config: dict[str, Any]) -> list[float]:
+def expected_means(
+    games: int, seed: int, config: dict[str, Any], native: bool = True
+) -> list[float]:
+    """Means of the documented random bots, replayed move by move from Python: natively, game
+    i's bot draws ``below(len(legal))`` from SplitMix64(~(seed + i)); the Python loop draws
+    ``random.Random(seed).choice`` across all games."""
     game = tapete.load_game("spoil_five", **config)
     rng = random.Random(seed)
     sums = [0.0] * game.num_players()
     for i in range(games):
         state = game.new_initial_state(seed + i)
+        bot = SplitMix64(~(seed + i) % 2**64)
         while not state.is_terminal():
             legal = state.legal_actions()
-            state.apply_action(rng.choice(legal))
+            state.apply_action(legal[bot.below(len(legal))] if native else rng.choice(legal))
         for p, value in enumerate(state.returns()):
             sums[p] += value
     return [s / games for s in sums]
+
+
+def test_selfplay_python_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["selfplay", "spoil_five", "--games", "40", "--seed", "3", "--python-loop"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Python loop" in out
+    for mean in expected_means(40, 3, {}, native=False):
+        assert f"{mean:+.3f}" in out
+
+
+def test_native_play_is_the_same_whatever_the_threads() -> None:
+    game = tapete.load_game("spoil_five", players=5)
+    one = game.play_random(50, seed=11, threads=1)
+    three = game.play_random(50, seed=11, threads=3)
+    assert (one[0] == three[0]).all() and (one[1] == three[1]).all()
+    assert one[0].shape == (50, 5) and abs(one[0].sum(axis=1)).max() < 1e-9
 
 
 def test_selfplay_table(capsys: pytest.CaptureFixture[str]) -> None:

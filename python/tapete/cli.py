@@ -739,9 +739,23 @@ def play_random_games(
     stats.games += len(seeds)
 
 
-def run_selfplay(game: Game, games: int, seed: int, console: Console) -> SelfPlayStats:
-    """Play ``games`` random games with seeds ``seed + i``; a transient progress bar is shown on
-    a terminal once the run looks longer than a second. Chunks last ~0.1 s, at most 1000 games."""
+def play_native_games(game: Game, seeds: range, threads: int, stats: SelfPlayStats) -> None:
+    """The same random play inside the engine (``Game.play_random``), without the GIL."""
+    returns, lengths = game.play_random(len(seeds), seeds.start, threads)
+    for p in range(game.num_players()):
+        column = returns[:, p]
+        stats.sums[p] += float(column.sum())
+        stats.squares[p] += float((column * column).sum())
+    stats.actions += int(lengths.sum())
+    stats.games += len(seeds)
+
+
+def run_selfplay(
+    game: Game, games: int, seed: int, console: Console, native: bool = True, threads: int = 1
+) -> SelfPlayStats:
+    """Play ``games`` random games with seeds ``seed + i``, natively or driven from Python; a
+    transient progress bar is shown on a terminal once the run looks longer than a second.
+    Chunks last ~0.1 s (at most 1000 games from Python, 100,000 natively)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -763,10 +777,13 @@ def run_selfplay(game: Game, games: int, seed: int, console: Console) -> SelfPla
             count = min(step, games - stats.games)
             first = seed + stats.games
             t0 = time.perf_counter()
-            play_random_games(game, choice, range(first, first + count), stats)
+            if native:
+                play_native_games(game, range(first, first + count), threads, stats)
+            else:
+                play_random_games(game, choice, range(first, first + count), stats)
             now = time.perf_counter()
             rate = count / max(now - t0, 1e-9)
-            step = max(1, min(1000, int(rate * 0.1)))
+            step = max(1, min(100_000 if native else 1000, int(rate * 0.1)))
             if progress is None and console.is_terminal and stats.games < games:
                 if now - start + (games - stats.games) / rate > 1.0:
                     progress = Progress(
@@ -806,7 +823,7 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     seed: int = fresh_seed() if args.seed is None else args.seed
     _check_seed_range(seed, games)
     new_state(game, seed)  # a bad seed is reported before any work
-    stats = run_selfplay(game, games, seed, console)
+    stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
     n = game.num_players()
     title = f"{game.name} · {n} players · {games:,} random game{'s' if games > 1 else ''}"
     table = Table(title=title, box=box.ROUNDED, title_style="bold")
@@ -835,6 +852,9 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     summary.add_row("seeds", f"{seed} … {seed + games - 1}")
     if args.options:
         summary.add_row("options", " ".join(args.options))
+    summary.add_row(
+        "bots", "Python loop" if args.python_loop else f"native, {args.threads} thread(s)"
+    )
     summary.add_row("mean game length", f"{stats.actions / games:,.1f} actions")
     summary.add_row("wall time", f"{stats.seconds:,.3f} s")
     summary.add_row("games/s", f"{games / seconds:,.0f}")
@@ -903,6 +923,14 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--games", type=_positive, required=True, help="number of games")
     selfplay.add_argument("--players", type=int, help="number of players")
     selfplay.add_argument("--seed", type=_seed, help="first game seed (game i uses seed + i)")
+    selfplay.add_argument(
+        "--python-loop",
+        action="store_true",
+        help="drive the engine from Python (state.apply_action per move) instead of natively",
+    )
+    selfplay.add_argument(
+        "--threads", type=_positive, default=1, help="threads for native play (default 1)"
+    )
     return parser
 
 

@@ -185,6 +185,30 @@ impl PyGame {
         })
     }
 
+    /// Native random playouts of games `seed, seed + 1, …`, without the GIL, on `threads`
+    /// threads (the results do not depend on it): the returns, shape (games, players), and
+    /// the number of actions of each game.
+    #[pyo3(signature = (games, seed=0, threads=1))]
+    fn play_random<'py>(
+        &self,
+        py: Python<'py>,
+        games: usize,
+        seed: u64,
+        threads: usize,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>)> {
+        let n = self.inner.num_players();
+        let mut returns = vec![0.0; games * n];
+        let mut lengths = vec![0u64; games];
+        py.detach(|| {
+            self.inner
+                .random_playouts(seed, threads.max(1), &mut returns, &mut lengths)
+        });
+        let returns = PyArray1::from_vec(py, returns)
+            .reshape([games, n])?
+            .into_any();
+        Ok((returns, PyArray1::from_vec(py, lengths)))
+    }
+
     fn deserialize_state(&self, data: &Bound<'_, PyAny>) -> PyResult<PyState> {
         let text: String = data
             .extract()
