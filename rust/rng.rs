@@ -29,7 +29,9 @@ impl Rng {
             let x = self.next_u64();
             // Only the top `2^64 mod n` values are rejected; for n < 2^32 they all have their
             // high half set, so most draws skip computing the limit.
-            if x >> 32 != u32::MAX as u64 || x <= u64::MAX - (u64::MAX % n + 1) % n {
+            if (n <= u32::MAX as u64 && x >> 32 != u32::MAX as u64)
+                || x <= u64::MAX - (u64::MAX % n + 1) % n
+            {
                 return remainder(x, n);
             }
         }
@@ -100,5 +102,49 @@ mod tests {
         let mut r = Rng::new(0);
         assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+    }
+}
+
+#[cfg(test)]
+mod shared_vectors {
+    //! The vectors of tests/data/rng_vectors.json, also checked by the Python tests.
+    use super::Rng;
+    use serde_json::Value;
+
+    fn num(v: &Value) -> u64 {
+        v.as_str()
+            .expect("numbers are strings")
+            .parse()
+            .expect("u64")
+    }
+
+    #[test]
+    fn rust_matches_the_shared_vectors() {
+        let data: Value =
+            serde_json::from_str(include_str!("../tests/data/rng_vectors.json")).unwrap();
+        for case in data["next_u64"].as_array().unwrap() {
+            let mut r = Rng::new(num(&case["seed"]));
+            for out in case["outputs"].as_array().unwrap() {
+                assert_eq!(r.next_u64(), num(out));
+            }
+        }
+        for case in data["below"].as_array().unwrap() {
+            let mut r = Rng::new(num(&case["seed"]));
+            for out in case["outputs"].as_array().unwrap() {
+                assert_eq!(r.below(num(&case["n"])), num(out));
+            }
+        }
+        for case in data["shuffle52"].as_array().unwrap() {
+            let mut r = Rng::new(num(&case["seed"]));
+            let mut deck: Vec<u64> = (0..52).collect();
+            r.shuffle(&mut deck);
+            let want: Vec<u64> = case["deck"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(deck, want);
+        }
     }
 }

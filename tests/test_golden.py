@@ -1,0 +1,82 @@
+"""Golden playthroughs (OpenSpiel's playthrough files): seeded games with every step's player,
+legal moves and chosen move, and the final view and returns, replayed by both implementations.
+A rule change shows up as a reviewable diff of tests/data/golden/<game>.json.
+
+Regenerate after a deliberate rule change with ``python tests/test_golden.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tapete
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+# Per game: (config, seed) of each playthrough.
+PLAYTHROUGHS: dict[str, list[tuple[dict[str, Any], int]]] = {
+    "spoil_five": [
+        ({"players": 4, "first_dealer": 0}, 1),
+        ({"players": 2, "rob_policy": "penalty", "num_deals": 3}, 2),
+        ({"players": 6, "partnerships": [[0, 2, 4], [1, 3, 5]], "num_deals": 2}, 3),
+        ({"players": 10, "renege_reference": "highest_trump_so_far", "num_deals": 1}, 4),
+        ({"players": 3, "ante_mode": "reduced_after_spoil", "jink_payment": "jinker_stake"}, 5),
+    ],
+}
+
+
+def record(module: Any, game_name: str, config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Plays the seeded game with a seeded random bot and records every step."""
+    state = module.load_game(game_name, **config).new_initial_state(seed=seed)
+    bot = random.Random(seed)
+    steps = []
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        action = bot.choice(legal)
+        steps.append(
+            {
+                "player": state.current_player(),
+                "legal": [state.action_to_string(a) for a in legal],
+                "action": state.action_to_string(action),
+            }
+        )
+        state.apply_action(action)
+    return {
+        "config": config,
+        "seed": seed,
+        "steps": steps,
+        "final_view": state.view(),
+        "returns": state.returns(),
+    }
+
+
+def golden(game_name: str) -> list[dict[str, Any]]:
+    return json.loads((GOLDEN / f"{game_name}.json").read_text())
+
+
+@pytest.mark.parametrize("game_name", sorted(PLAYTHROUGHS))
+def test_playthroughs(impl: Any, game_name: str) -> None:
+    for expected in golden(game_name):
+        got = record(impl, game_name, expected["config"], expected["seed"])
+        for i, (a, b) in enumerate(zip(got["steps"], expected["steps"])):
+            assert a == b, f"{expected['config']} seed {expected['seed']}, step {i}"
+        assert len(got["steps"]) == len(expected["steps"])
+        assert got["final_view"] == expected["final_view"]
+        assert got["returns"] == expected["returns"]
+
+
+def test_every_registered_game_has_playthroughs() -> None:
+    assert sorted(PLAYTHROUGHS) == sorted(tapete.list_games())
+
+
+if __name__ == "__main__":
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for name, cases in PLAYTHROUGHS.items():
+        data = [record(tapete, name, config, seed) for config, seed in cases]
+        (GOLDEN / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+        print(f"wrote {GOLDEN / name}.json: {sum(len(d['steps']) for d in data)} steps")
