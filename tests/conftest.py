@@ -1,4 +1,5 @@
 import pytest
+
 import tapete
 import tapete.reference
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import pytest
+
 import tapete
 from tapete import cli
 from tapete.cli import main, parse_options

@@ -8,10 +8,11 @@ import random
 from typing import Any
 
 import numpy as np
-import tapete
-import tapete.reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import tapete
+import tapete.reference
 
 GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_GAMES", "2000"))
 

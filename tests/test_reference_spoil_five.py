@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
 from tapete.reference import TERMINAL, list_games, load_game
 from tapete.reference.cards import CUAJO, FRENCH, SPANISH

@@ -1,4 +1,4 @@
-"""The reference RNG against the vectors shared with the Rust tests (tests/data/rng_vectors.json)."""
+"""The reference RNG against the vectors shared with the Rust tests (data/rng_vectors.json)."""
 
 from __future__ import annotations
 
