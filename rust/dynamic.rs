@@ -283,8 +283,9 @@ pub struct GameOf<G: Game> {
 
 impl<G: Game> GameOf<G> {
     pub fn from_json(config: Value) -> Result<Self> {
-        let mut config: G::Config = serde_json::from_value(config)
-            .map_err(|e| crate::config_err!("bad {} config: {e}", G::NAME))?;
+        let mut config: G::Config = serde_path_to_error::deserialize(config).map_err(|e| {
+            crate::config_err!("bad {} config: option {}: {}", G::NAME, e.path(), e.inner())
+        })?;
         G::check_config(&mut config)?;
         Ok(GameOf {
             config: Arc::new(config),

@@ -192,14 +192,14 @@ pub fn legal_plays(t: u8, hand: u64, trick: &[u8], reference: RenegeReference) -
 // Configuration.
 
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "\"none\" or a list of teams, each a list of seats")]
 pub enum Partnerships {
     Named(String),
     Teams(Vec<Vec<u32>>),
 }
 
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "\"random\" or a seat number")]
 pub enum FirstDealer {
     Named(String),
     Seat(u32),
