@@ -192,7 +192,10 @@ pub fn legal_plays(t: u8, hand: u64, trick: &[u8], reference: RenegeReference) -
 // Configuration.
 
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged, expecting = "\"none\" or a list of teams, each a list of seats")]
+#[serde(
+    untagged,
+    expecting = "\"none\" or a list of teams, each a list of seats"
+)]
 pub enum Partnerships {
     Named(String),
     Teams(Vec<Vec<u32>>),
@@ -983,10 +986,11 @@ impl Game for SpoilFive {
             FirstDealer::Named(s) if s == "random" => {}
             FirstDealer::Seat(s) if *s < n => {}
             other => {
+                let got = serde_json::to_string(other).unwrap_or_default();
                 return Err(config_err!(
-                    "spoil_five: first_dealer must be \"random\" or a seat 0..{}, got {other:?}",
+                    "spoil_five: first_dealer must be \"random\" or a seat 0..{}, got {got}",
                     n - 1
-                ))
+                ));
             }
         }
         if c.deal_batches != [2, 3] && c.deal_batches != [3, 2] {
