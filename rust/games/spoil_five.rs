@@ -14,7 +14,6 @@ const PACK: &Pack = &FRENCH_SPOIL_FIVE;
 /// The ace of hearts: always a trump.
 pub const ACE_OF_HEARTS: u8 = 38;
 const HEARTS: u8 = 2;
-const ALL_CARDS: u64 = (1 << 52) - 1;
 const SUITS: [&str; 4] = ["C", "D", "H", "S"];
 
 const fn card(suit: u8, rank: u8) -> u8 {
@@ -154,6 +153,22 @@ pub enum RenegeReference {
     HighestTrumpSoFar,
 }
 
+/// The privileged trumps a player need not play to a trick in which trumps were led.
+fn exempt_trumps(t: u8, trick: &[u8], reference: RenegeReference) -> u64 {
+    let strength = &TRUMP_STRENGTH[t as usize];
+    let against = match reference {
+        RenegeReference::LedCard => trick[0],
+        RenegeReference::HighestTrumpSoFar => *trick
+            .iter()
+            .filter(|&&c| is_trump(c, t))
+            .max_by_key(|&&c| strength[c as usize])
+            .unwrap_or(&trick[0]),
+    };
+    ids(privileged_mask(t))
+        .filter(|&c| strength[c as usize] > strength[against as usize])
+        .fold(0, |m, c| m | bit(c))
+}
+
 /// The cards of `hand` that may be played to `trick` (empty: leading).
 pub fn legal_plays(t: u8, hand: u64, trick: &[u8], reference: RenegeReference) -> u64 {
     let Some(&led) = trick.first() else {
@@ -161,19 +176,7 @@ pub fn legal_plays(t: u8, hand: u64, trick: &[u8], reference: RenegeReference) -
     };
     let trumps = hand & trump_mask(t);
     if is_trump(led, t) {
-        let strength = &TRUMP_STRENGTH[t as usize];
-        let against = match reference {
-            RenegeReference::LedCard => led,
-            RenegeReference::HighestTrumpSoFar => *trick
-                .iter()
-                .filter(|&&c| is_trump(c, t))
-                .max_by_key(|&&c| strength[c as usize])
-                .unwrap_or(&led),
-        };
-        let exempt = ids(trumps & privileged_mask(t))
-            .filter(|&c| strength[c as usize] > strength[against as usize])
-            .fold(0, |m, c| m | bit(c));
-        if trumps & !exempt != 0 {
+        if trumps & !exempt_trumps(t, trick, reference) != 0 {
             trumps
         } else {
             hand
@@ -1463,7 +1466,7 @@ impl Game for SpoilFive {
         // and cards it cannot hold (it did not follow suit, or did not trump when it had to).
         let mut known = [0u64; MAX_PLAYERS];
         let mut forbidden = [0u64; MAX_PLAYERS];
-        let mut robbed = [false; MAX_PLAYERS];
+        let mut put_out = [NO_CARD; MAX_PLAYERS];
         let mut s = start.clone();
         for &a in actions {
             let q = s.to_play as usize;
@@ -1476,14 +1479,9 @@ impl Game for SpoilFive {
                         if s.trick_len > 0 {
                             let led = s.trick[0];
                             if is_trump(led, t) && !is_trump(c, t) {
-                                let rest = ALL_CARDS & !bit(c);
-                                let must = legal_plays(
-                                    t,
-                                    rest,
-                                    &s.trick[..s.trick_len as usize],
-                                    s.rules.renege,
-                                );
-                                forbidden[q] |= must & trump_mask(t);
+                                let trick = &s.trick[..s.trick_len as usize];
+                                forbidden[q] |=
+                                    trump_mask(t) & !exempt_trumps(t, trick, s.rules.renege);
                             } else if !is_trump(led, t)
                                 && !is_trump(c, t)
                                 && suit_of(c) != suit_of(led)
@@ -1492,8 +1490,8 @@ impl Game for SpoilFive {
                             }
                         }
                     }
-                    Action::Rob(_) => {
-                        robbed[q] = true;
+                    Action::Rob(c) => {
+                        put_out[q] = c;
                         if s.phase == Phase::Rob {
                             known[q] |= bit(s.ace_of_trumps());
                         }
@@ -1503,44 +1501,77 @@ impl Game for SpoilFive {
             }
             s.apply_unchecked(a);
         }
-        // Deal the unknown cards: most constrained seats first.
-        let mut unknown: Vec<u8> = ids(ALL_CARDS
-            & !start.dealt[seat]
-            & !bit(start.turn_up)
-            & !known.iter().fold(0, |m, k| m | k))
-        .collect();
-        rng.shuffle(&mut unknown);
-        let mut others: Vec<usize> = (0..n).filter(|&q| q != seat).collect();
-        others.sort_by_key(|&q| std::cmp::Reverse(forbidden[q].count_ones()));
-        let mut new_hand = [0u64; MAX_PLAYERS];
-        let mut new_put_out = [NO_CARD; MAX_PLAYERS];
-        for &q in &others {
-            let need = 5 - known[q].count_ones() as usize;
-            let held = need - robbed[q] as usize;
-            let mut hand = known[q];
-            for _ in 0..held {
-                let i = unknown.iter().position(|&c| forbidden[q] & bit(c) == 0)?;
-                hand |= bit(unknown.remove(i));
+        // Under the enforced rule a seat whose rob decision has passed without a rob was not
+        // dealt the ace of trumps.
+        let ace = start.ace_of_trumps();
+        if start.rules.rob_policy == RobPolicy::Enforced
+            && s.robber.is_none()
+            && ace != start.turn_up
+        {
+            let anyone_played = s.tricks_done > 0 || s.trick_len > 0;
+            for q in (0..n).filter(|&q| q != seat) {
+                let played = actions
+                    .iter()
+                    .any(|a| matches!(a, Action::Play(c) if known[q] & bit(*c) != 0));
+                if played || (anyone_played && start.rules.rob_timing == RobTiming::BeforeFirstLead)
+                {
+                    forbidden[q] |= bit(ace);
+                }
             }
-            if robbed[q] {
-                // The card put out is not bound by what the robber showed later.
-                let x = *unknown.first()?;
-                unknown.remove(0);
-                hand |= bit(x);
-                new_put_out[q] = x;
+        }
+        // Start from the true hidden cards and shuffle them by random swaps that keep every
+        // constraint: a Metropolis walk whose stationary law is uniform over consistent deals.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Place {
+            Held(usize),
+            PutOut(usize),
+            Stock,
+        }
+        let mut slots: Vec<(u8, Place)> = Vec::with_capacity(52);
+        for q in (0..n).filter(|&q| q != seat) {
+            let put_out = put_out[q];
+            if put_out != NO_CARD {
+                slots.push((put_out, Place::PutOut(q)));
             }
-            new_hand[q] = hand;
+            let hidden =
+                start.dealt[q] & !known[q] & !if put_out != NO_CARD { bit(put_out) } else { 0 };
+            slots.extend(ids(hidden).map(|c| (c, Place::Held(q))));
+        }
+        slots.extend(start.deck[5 * n + 1..].iter().map(|&c| (c, Place::Stock)));
+        let fits =
+            |c: u8, place: Place| !matches!(place, Place::Held(q) if forbidden[q] & bit(c) != 0);
+        let len = slots.len() as u64;
+        for _ in 0..20 * len {
+            let (i, j) = (rng.below(len) as usize, rng.below(len) as usize);
+            let ((ci, pi), (cj, pj)) = (slots[i], slots[j]);
+            if pi != pj && fits(ci, pj) && fits(cj, pi) {
+                slots[i].0 = cj;
+                slots[j].0 = ci;
+            }
         }
         // Lay the deck out: the viewer's and the turn-up's positions unchanged.
         let mut deck = start.deck.to_vec();
-        for &q in &others {
+        let mut new_put_out = [NO_CARD; MAX_PLAYERS];
+        let mut stock = 5 * n + 1;
+        let mut new_hand = known;
+        for &(c, place) in &slots {
+            match place {
+                Place::Held(q) => new_hand[q] |= bit(c),
+                Place::PutOut(q) => {
+                    new_hand[q] |= bit(c);
+                    new_put_out[q] = c;
+                }
+                Place::Stock => {
+                    deck[stock] = c;
+                    stock += 1;
+                }
+            }
+        }
+        for q in (0..n).filter(|&q| q != seat) {
             let mut cards = ids(new_hand[q]);
             for k in start.deal_positions(q) {
                 deck[k] = cards.next()?;
             }
-        }
-        for (k, c) in (5 * n + 1..52).zip(unknown) {
-            deck[k] = c;
         }
         // The same visible actions; hidden ones follow the new cards.
         let mut s = start.clone();
@@ -1586,6 +1617,8 @@ mod tests {
         assert_eq!(names(0), "5C JC AH AC KC QC 2C 3C 4C 6C 7C 8C 9C 10C");
         assert_eq!(names(3), "5S JS AH AS KS QS 2S 3S 4S 6S 7S 8S 9S 10S");
     }
+
+    const ALL_CARDS: u64 = (1 << 52) - 1;
 
     #[test]
     fn trumps_and_plain_suits_partition_the_pack() {
