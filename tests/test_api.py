@@ -915,7 +915,9 @@ def test_resample_keeps_what_the_player_knows(impl):
                 assert sample.information_state_string(seat) == (
                     state.information_state_string(seat)
                 )
-                assert np.array_equal(sample.observation_tensor(seat), state.observation_tensor(seat))
+                assert np.array_equal(
+                    sample.observation_tensor(seat), state.observation_tensor(seat)
+                )
 
 
 # --------------------------------------------------------------------------------------------

@@ -266,17 +266,22 @@ pub struct PyState {
 }
 
 impl PyState {
-    fn seat(&self, player: i64) -> PyResult<usize> {
+    fn seat(&self, player: &Bound<'_, PyAny>) -> PyResult<usize> {
         let n = self.inner.num_players();
-        usize::try_from(player)
+        let bad = || {
+            PyValueError::new_err(format!(
+                "seat {player} is out of range: this game has seats 0..{}",
+                n - 1
+            ))
+        };
+        if player.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(bad());
+        }
+        player
+            .extract::<usize>()
             .ok()
             .filter(|&p| p < n)
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "seat {player} is out of range: this game has seats 0..{}",
-                    n - 1
-                ))
-            })
+            .ok_or_else(bad)
     }
 
     fn action(&self, action: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -347,7 +352,11 @@ impl PyState {
         self.inner.rewards()
     }
 
-    fn observation_tensor<'py>(&self, py: Python<'py>, player: i64) -> PyResult<Bound<'py, PyAny>> {
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let seat = self.seat(player)?;
         let mut out = vec![0f32; self.inner.observation_len()];
         self.inner.observe(seat, &mut out).py_err()?;
@@ -355,19 +364,22 @@ impl PyState {
         Ok(PyArray1::from_vec(py, out).reshape(shape)?.into_any())
     }
 
-    fn observation_string(&self, player: i64) -> PyResult<String> {
+    fn observation_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
         self.inner.observation_string(self.seat(player)?).py_err()
     }
 
-    fn information_state_string(&self, player: i64) -> PyResult<String> {
+    fn information_state_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
         self.inner
             .information_state_string(self.seat(player)?)
             .py_err()
     }
 
     #[pyo3(signature = (player=None))]
-    fn view(&self, py: Python<'_>, player: Option<i64>) -> PyResult<Py<PyAny>> {
-        let seat = player.map(|p| self.seat(p)).transpose()?;
+    fn view(&self, py: Python<'_>, player: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let seat = player
+            .filter(|p| !p.is_none())
+            .map(|p| self.seat(p))
+            .transpose()?;
         to_py_value(py, &self.inner.view(seat).py_err()?)
     }
 
@@ -385,7 +397,11 @@ impl PyState {
         self.inner.serialize()
     }
 
-    fn resample_from_infostate(&self, player: i64, seed: &Bound<'_, PyAny>) -> PyResult<PyState> {
+    fn resample_from_infostate(
+        &self,
+        player: &Bound<'_, PyAny>,
+        seed: &Bound<'_, PyAny>,
+    ) -> PyResult<PyState> {
         let seat = self.seat(player)?;
         let seed = seed_of(Some(seed))?;
         Ok(PyState {
@@ -493,7 +509,30 @@ fn french(text: &str) -> PyResult<u8> {
     cards::FRENCH_SPOIL_FIVE.parse(text).py_err()
 }
 
-fn trump_suit(trump: &str) -> PyResult<u8> {
+fn text(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    value
+        .extract()
+        .map_err(|_| to_py(Error::Parse(format!("{what} must be a str, got {value}"))))
+}
+
+fn texts(values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+    let bad = || {
+        to_py(Error::Parse(format!(
+            "{what} must be a sequence of card strings"
+        )))
+    };
+    if values.is_instance_of::<pyo3::types::PyString>() {
+        return Err(bad());
+    }
+    values
+        .try_iter()
+        .map_err(|_| bad())?
+        .map(|v| text(&v?, "a card"))
+        .collect()
+}
+
+fn trump_suit(trump: &Bound<'_, PyAny>) -> PyResult<u8> {
+    let trump = text(trump, "the trump suit")?;
     match trump.trim().to_ascii_uppercase().as_str() {
         "C" => Ok(0),
         "D" => Ok(1),
@@ -524,7 +563,7 @@ fn distinct_cards(cards: &[String], what: &str) -> PyResult<Vec<u8>> {
 }
 
 #[pyfunction]
-fn spoil_five_trump_order(trump: &str) -> PyResult<Vec<String>> {
+fn spoil_five_trump_order(trump: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let t = trump_suit(trump)?;
     Ok(spoil_five::trump_order(t)
         .into_iter()
@@ -533,8 +572,9 @@ fn spoil_five_trump_order(trump: &str) -> PyResult<Vec<String>> {
 }
 
 #[pyfunction]
-fn spoil_five_trick_winner(trump: &str, cards: Vec<String>) -> PyResult<usize> {
+fn spoil_five_trick_winner(trump: &Bound<'_, PyAny>, cards: &Bound<'_, PyAny>) -> PyResult<usize> {
     let t = trump_suit(trump)?;
+    let cards = texts(cards, "cards")?;
     let ids = distinct_cards(&cards, "trick")?;
     if ids.is_empty() || ids.len() > spoil_five::MAX_PLAYERS {
         return Err(PyValueError::new_err(format!(
@@ -547,11 +587,12 @@ fn spoil_five_trick_winner(trump: &str, cards: Vec<String>) -> PyResult<usize> {
 
 #[pyfunction]
 fn spoil_five_legal_plays(
-    trump: &str,
-    hand: Vec<String>,
-    trick: Vec<String>,
+    trump: &Bound<'_, PyAny>,
+    hand: &Bound<'_, PyAny>,
+    trick: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<String>> {
     let t = trump_suit(trump)?;
+    let (hand, trick) = (texts(hand, "hand")?, texts(trick, "trick")?);
     let hand_ids = distinct_cards(&hand, "hand")?;
     let trick_ids = distinct_cards(&trick, "trick")?;
     if hand_ids.is_empty() || hand_ids.len() > 5 || trick_ids.len() >= spoil_five::MAX_PLAYERS {
