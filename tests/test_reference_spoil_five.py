@@ -102,12 +102,12 @@ def test_below_is_rejection_sampling() -> None:
         a, b = SplitMix64(99), SplitMix64(99)
         for _ in range(50):
             got = a.below(n)
-            limit = (2**64 // n) * n
+            threshold = (2**64 - n) % n  # Lemire's multiply-and-reject (docs/engine.md)
             while True:
-                x = b.next_u64()
-                if x < limit:
+                m = b.next_u64() * n
+                if m % 2**64 >= threshold:
                     break
-            assert got == x % n
+            assert got == m >> 64
             assert 0 <= got < n
     with pytest.raises(ValueError):
         SplitMix64(1).below(0)

@@ -10,8 +10,9 @@ a 64-bit state and all arithmetic modulo 2**64::
              return z ^ (z >> 31)
 
 * A generator made from seed ``s`` (``0 <= s < 2**64``) starts with ``state = s``.
-* ``below(n)``: ``limit = (2**64 // n) * n``; draw ``x = next()`` until ``x < limit``;
-  return ``x % n`` (uniform, by rejection).
+* ``below(n)`` (Lemire's multiply-and-reject): draw ``x = next()`` and let ``m = x * n``
+  (a 128-bit product); draw again while ``m mod 2**64 < (2**64 - n) mod n``; return
+  ``m >> 64`` (uniform, by rejection).
 * ``shuffle(items)``: Fisher-Yates from the last position down:
   ``for i in len-1 .. 1: j = below(i + 1); swap(items[i], items[j])``.
 """
@@ -52,11 +53,11 @@ class SplitMix64:
         """A uniform integer in ``0 .. n-1`` (``n >= 1``), by rejection."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"below(n) needs an int n >= 1, got {n!r}")
-        limit = ((1 << 64) // n) * n
+        threshold = ((1 << 64) - n) % n
         while True:
-            x = self.next_u64()
-            if x < limit:
-                return x % n
+            m = self.next_u64() * n
+            if m & MASK64 >= threshold:
+                return m >> 64
 
     def shuffle(self, items: list[T]) -> None:
         """Shuffle ``items`` in place (Fisher-Yates, from the last position down)."""
