@@ -34,6 +34,16 @@ def tapete_loop(module: Any, game_name: str, games: int, **config: Any) -> Calla
     return run
 
 
+def native_loop(game_name: str, games: int, **config: Any) -> Callable[[], int]:
+    game = tapete.load_game(game_name, **config)
+
+    def run() -> int:
+        _, lengths = game.play_random(games, seed=0, threads=1)
+        return int(lengths.sum())
+
+    return run
+
+
 def openspiel_loop(games: int) -> Callable[[], int] | None:
     try:
         import pyspiel  # type: ignore[import-not-found]
@@ -47,9 +57,8 @@ def openspiel_loop(games: int) -> Callable[[], int] | None:
         for _ in range(games):
             state = game.new_initial_state()
             while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                    state.apply_action(rng.choices(outcomes, probs)[0])
+                if state.is_chance_node():  # hearts deals uniformly: any outcome is as likely
+                    state.apply_action(rng.choice(state.legal_actions()))
                 else:
                     state.apply_action(rng.choice(state.legal_actions()))
                     decisions += 1
@@ -75,6 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     config = {"players": 4}
     loops: dict[str, Callable[[], int]] = {
+        "tapete native play_random, 1 thread": native_loop("spoil_five", args.games * 20, **config),
         "tapete engine, spoil_five 4p": tapete_loop(tapete, "spoil_five", args.games, **config),
         "tapete reference, spoil_five 4p": tapete_loop(
             tapete.reference, "spoil_five", max(args.games // 100, 10), **config
@@ -86,9 +96,12 @@ def main() -> None:
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     results = {name: measure(run, args.rounds) for name, run in loops.items()}
     engine = results["tapete engine, spoil_five 4p"]
-    print(f"{'loop':36} {'decisions/s':>14} {'engine is x faster':>20}")
+    native = results["tapete native play_random, 1 thread"]
+    print(
+        f"{'loop':38} {'decisions/s':>14} {'Python-driven engine / this':>28} {'native / this':>14}"
+    )
     for name, rate in results.items():
-        print(f"{name:36} {rate:14,.0f} {engine / rate:20.1f}")
+        print(f"{name:38} {rate:14,.0f} {engine / rate:28.2f} {native / rate:14.1f}")
 
 
 if __name__ == "__main__":
