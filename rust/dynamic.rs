@@ -167,20 +167,23 @@ impl<G: Game> Tracked<G> {
         Ok(t)
     }
 
-    /// Everything `seat` saw, deal by deal, in order: its perfect-recall information state.
+    /// Everything `seat` saw, in order: what it was dealt (again whenever that changes: a new
+    /// deal, a new packet) and every action as it saw it. Its perfect-recall information state.
     pub fn information_state_string(&self, seat: usize) -> String {
         let mut t = Tracked::<G>::new(self.config.clone(), self.seed, self.decks.clone());
-        let mut out = t.state.deal_summary(seat);
+        let mut summary = t.state.deal_summary(seat);
+        let mut out = summary.clone();
         for &a in &self.history {
             if let Some(line) = t.state.action_seen_by(a, seat) {
                 out.push('\n');
                 out.push_str(&line);
             }
-            let deal = t.state.deal_index();
             t.step(a);
-            if t.state.deal_index() != deal {
+            let now = t.state.deal_summary(seat);
+            if now != summary {
                 out.push('\n');
-                out.push_str(&t.state.deal_summary(seat));
+                out.push_str(&now);
+                summary = now;
             }
         }
         out

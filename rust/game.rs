@@ -54,7 +54,8 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn observe(&self, seat: usize, out: &mut [f32]);
     /// A readable picture of the table as `seat` sees it (`None`: everything).
     fn render(&self, seat: Option<usize>) -> String;
-    /// What `seat` is told when the current deal starts (its cards, the public table).
+    /// What `seat` has been dealt in the current deal, with the public table it was dealt to;
+    /// the information state repeats it whenever it changes (a new deal, a new packet).
     fn deal_summary(&self, seat: usize) -> String;
     /// How `seat` sees `action` taken now by the current player; `None` if it sees nothing.
     fn action_seen_by(&self, action: Self::Action, seat: usize) -> Option<String>;

@@ -1,3 +1,4 @@
 //! One module per game: only that game's rules.
 
+pub mod cicera;
 pub mod spoil_five;

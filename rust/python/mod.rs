@@ -2,6 +2,7 @@
 //! evaluators, and the mapping of engine errors onto the classes of `tapete.errors`.
 
 use crate::dynamic::{DynGame, DynState};
+use crate::games::cicera;
 use crate::games::spoil_five::{self, RenegeReference};
 use crate::{cards, registry, Error};
 use numpy::{PyArray1, PyArrayMethods};
@@ -612,6 +613,65 @@ fn spoil_five_legal_plays(
         .collect())
 }
 
+// Cicera evaluators.
+
+fn cicera_cards(values: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
+    let mut set = 0u64;
+    for text in texts(values, what)? {
+        let c = cards::FRENCH_CICERA.parse(&text).py_err()?;
+        if set & (1 << c) != 0 {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {} appears twice",
+                cards::FRENCH_CICERA.name_of(c)
+            )));
+        }
+        set |= 1 << c;
+    }
+    Ok(set)
+}
+
+fn cicera_names(set: u64) -> Vec<String> {
+    cards::ids(set)
+        .map(|c| cards::FRENCH_CICERA.name_of(c))
+        .collect()
+}
+
+#[pyfunction]
+fn cicera_captures(
+    table: &Bound<'_, PyAny>,
+    card: &Bound<'_, PyAny>,
+) -> PyResult<Vec<Vec<String>>> {
+    let table = cicera_cards(table, "table")?;
+    let card = cards::FRENCH_CICERA
+        .parse(&text(card, "the played card")?)
+        .py_err()?;
+    if table & (1 << card) != 0 {
+        return Err(PyValueError::new_err(
+            "the played card cannot also be on the table",
+        ));
+    }
+    Ok(cicera::captures(table, card, false)
+        .into_iter()
+        .map(cicera_names)
+        .collect())
+}
+
+#[pyfunction]
+fn cicera_score_hand(
+    py: Python<'_>,
+    team0: &Bound<'_, PyAny>,
+    team1: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let piles = [cicera_cards(team0, "team0")?, cicera_cards(team1, "team1")?];
+    if piles[0] & piles[1] != 0 {
+        return Err(PyValueError::new_err("a card cannot be in both piles"));
+    }
+    to_py_value(
+        py,
+        &cicera::score_piles(piles, cicera::Scoring::default()).to_json(false),
+    )
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGame>()?;
@@ -623,6 +683,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spoil_five_trump_order, m)?)?;
     m.add_function(wrap_pyfunction!(spoil_five_trick_winner, m)?)?;
     m.add_function(wrap_pyfunction!(spoil_five_legal_plays, m)?)?;
+    m.add_function(wrap_pyfunction!(cicera_captures, m)?)?;
+    m.add_function(wrap_pyfunction!(cicera_score_hand, m)?)?;
     m.add("TERMINAL", -4)?;
     Ok(())
 }

@@ -17,6 +17,12 @@ fn configs(name: &str) -> Vec<serde_json::Value> {
             json!({"players": 5, "ante_mode": "reduced_after_spoil", "leftover_pool": "split_equally", "jink_payment": "jinker_stake"}),
             json!({"players": 3, "ante_mode": "dealer_only_after_spoil", "jinking": false, "rob_policy": "disabled"}),
         ],
+        "cicera" => vec![
+            json!({"max_hands": 3}),
+            json!({"game_mode": "single_hand", "packet_size": 6, "deal_style": "packets", "force_single_match": true}),
+            json!({"game_mode": "single_hand", "packet_size": 4, "capture_compulsory": true, "left_bonus_mode": "rank_match"}),
+            json!({"target_score": 11, "cards_tie": "one_each", "leftover_if_no_capture": "dealer_team", "all_spades_wins_match": true}),
+        ],
         _ => vec![json!({})],
     }
 }

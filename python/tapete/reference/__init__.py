@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.errors import ConfigError
+from tapete.reference.cicera import CiceraGame
 from tapete.reference.spoil_five import SpoilFiveGame
 
 __all__ = ["TERMINAL", "list_games", "load_game"]
@@ -20,6 +21,7 @@ TERMINAL = -4
 # One line per game: registry name -> constructor taking the config as keyword arguments.
 _GAMES: dict[str, Callable[..., Any]] = {
     "spoil_five": SpoilFiveGame,
+    "cicera": CiceraGame,
 }
 
 

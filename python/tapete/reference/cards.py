@@ -4,8 +4,11 @@ A card id is ``len(ranks) * suit_index + rank_index``; a pack lists its cards in
 ascending id.  Card strings are the rank token followed by the suit token; parsing
 is case-insensitive and output is canonical.
 
-* French 52 (``spoil_five``, ``cicera``): suits ``C D H S``, ranks
+* French 52 (``spoil_five``): suits ``C D H S``, ranks
   ``2 3 4 5 6 7 8 9 10 J Q K A`` (``T`` accepted for ``10``).  ``AH`` is 38.
+* French 52 in Cicera's order (``cicera``): suits ``S H D C``, ranks
+  ``A 2 3 4 5 6 7 8 9 10 J Q K`` (``T`` accepted for ``10``).  ``AS`` is 0, ``JH`` 23,
+  ``10D`` 35, ``KC`` 51.
 * Spanish 40 (``cau_robat``): suits ``O C E B`` (oros, copas, espadas, bastos),
   ranks ``1 2 3 4 5 6 7 10 11 12``.
 * Cuajo 28 kinds (``cuajo``): suits ``O C E B``, ranks ``A 3 4 5 J H K`` (ace, 3,
@@ -19,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from tapete.errors import ParseError
 
-__all__ = ["CUAJO", "FRENCH", "Pack", "SPANISH"]
+__all__ = ["CICERA", "CUAJO", "FRENCH", "Pack", "SPANISH"]
 
 
 class Pack:
@@ -115,6 +118,12 @@ FRENCH = Pack(
     "french52",
     suits="C D H S".split(),
     ranks="2 3 4 5 6 7 8 9 10 J Q K A".split(),
+    rank_aliases={"T": "10"},
+)
+CICERA = Pack(
+    "cicera52",
+    suits="S H D C".split(),
+    ranks="A 2 3 4 5 6 7 8 9 10 J Q K".split(),
     rank_aliases={"T": "10"},
 )
 SPANISH = Pack(
