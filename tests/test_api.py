@@ -48,6 +48,22 @@ def spoil_five_deal(deck, dealer, config):
     return {"hands": [sorted(h, key=order.__getitem__) for h in hands], "turn_up": deck[5 * n]}
 
 
+CICERA_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+CICERA_PACK = [r + s for s in "SHDC" for r in CICERA_RANKS]  # ascending card id
+
+
+def cicera_deal(deck, dealer, config):
+    """Hands and table dealt from ``deck`` (docs/rules/cicera.md, "A hand")."""
+    packet = config["packet_size"]
+    hands = [[] for _ in range(4)]
+    for i in range(4 * packet):
+        step = i % 4 if config["deal_style"] == "one_at_a_time" else i // packet
+        hands[(dealer + 1 + step) % 4].append(deck[i])
+    order = {card: i for i, card in enumerate(CICERA_PACK)}
+    table = sorted(deck[4 * packet : 4 * packet + 4], key=order.__getitem__)
+    return {"hands": [sorted(h, key=order.__getitem__) for h in hands], "table": table}
+
+
 def spoil_five_max_length(config):
     extra = config["max_extra_deals"] if config["leftover_pool"] == "play_on" else 0
     return (config["num_deals"] + extra) * (5 * config["players"] + 2)
@@ -150,6 +166,7 @@ GAMES = {
         ],
         "aliases": {"play TD": "play 10D", "ROB th": "rob 10H", "Play ah": "play AH"},
         "deal": spoil_five_deal,
+        "deal_key": "deal",
         # plays, stand and jink; a rob names the hidden put-out card, a decline is private
         "public_action": lambda a: a < 52 or a > 104,
         "view_keys": [
@@ -177,6 +194,103 @@ GAMES = {
             "balances",
             "antes",
             "past_deals",
+        ],
+    },
+    "cicera": {
+        # docs/rules/cicera.md, "Configuration"
+        "defaults": {
+            "target_score": 51,
+            "packet_size": 12,
+            "deal_style": "one_at_a_time",
+            "first_dealer": "random",
+            "force_single_match": False,
+            "capture_compulsory": False,
+            "left_bonus_mode": "any",
+            "sweep_on_last_play_counts": True,
+            "bonus_sweep": True,
+            "bonus_left": True,
+            "bonus_single_suit": True,
+            "bonus_three_plus": True,
+            "cards_tie": "none",
+            "spades_majority_points": 1,
+            "napola_courts_extend": True,
+            "all_spades_wins_match": False,
+            "leftover_if_no_capture": "nobody",
+            "game_mode": "match",
+            "max_hands": 100,
+        },
+        "effective": lambda cfg: cfg,
+        "num_players": lambda cfg: 4,
+        "num_distinct_actions": 156,
+        "tensor_shape": lambda cfg: (677,),
+        "max_game_length": lambda cfg: (
+            100 * (1 if cfg["game_mode"] == "single_hand" else cfg["max_hands"])
+        ),
+        "configs": [
+            {"game_mode": "single_hand", "first_dealer": 2},
+            {"packet_size": 6, "deal_style": "packets", "max_hands": 2},
+            {"packet_size": 4, "force_single_match": True, "game_mode": "single_hand"},
+            {"capture_compulsory": True, "target_score": 11, "max_hands": 3},
+        ],
+        "other_config": {"target_score": 21},
+        "bad_configs": {
+            "players=4": {"players": 4},
+            "target_score=0": {"target_score": 0},
+            "target_score=1001": {"target_score": 1001},
+            "packet_size=5": {"packet_size": 5},
+            "deal_style=word": {"deal_style": "randomly"},
+            "first_dealer=4": {"first_dealer": 4},
+            "left_bonus_mode=word": {"left_bonus_mode": "some"},
+            "cards_tie=word": {"cards_tie": "two_each"},
+            "spades_majority_points=11": {"spades_majority_points": 11},
+            "game_mode=word": {"game_mode": "tournament"},
+            "max_hands=0": {"max_hands": 0},
+            "bonus_sweep=1": {"bonus_sweep": 1},
+            "packet_size='12'": {"packet_size": "12"},
+            "target_score=True": {"target_score": True},
+        },
+        "pack": CICERA_PACK,
+        "bad_card": "1S",
+        "bad_cards": ["ZZ", "1S", "11S", "AX", "A", "10", "", "ÄH"],
+        "bad_action_strings": [
+            "play",
+            "capture",
+            "take",
+            "play 1S",
+            "capture AH AH",
+            "rob AH",
+            "trail AH",
+            "take ZZ",
+            "playAH",
+            "♠♥",
+        ],
+        "aliases": {"play TD": "play 10D", "CAPTURE th": "capture 10H", "Take ah": "take AH"},
+        "deal": cicera_deal,
+        "deal_key": "hand",
+        "public_action": lambda a: True,
+        "view_keys": [
+            "game",
+            "viewer",
+            "players",
+            "teams",
+            "hand",
+            "dealer",
+            "phase",
+            "to_play",
+            "hands",
+            "hand_sizes",
+            "stock_size",
+            "table",
+            "last_trail",
+            "pending",
+            "taken",
+            "plays",
+            "piles",
+            "bonus",
+            "last_capturer",
+            "scores",
+            "past_hands",
+            "winner",
         ],
     },
 }
@@ -441,10 +555,10 @@ def test_deck_fixes_the_first_deal_and_decks_the_second(impl):
             assert plain.view()["dealer"] == dealer0
             assert {k: view[k] for k in expected} == expected
             rng = random.Random(seed)
-            while state.view()["deal"] == 0:
+            while state.view()[d["deal_key"]] == 0:
                 state.apply_action(rng.choice(state.legal_actions()))
             view = state.view()
-            assert view["deal"] == 1
+            assert view[d["deal_key"]] == 1
             assert view["dealer"] == (dealer0 + 1) % game.num_players()
             expected1 = d["deal"](d1, view["dealer"], config)
             assert {k: view[k] for k in expected1} == expected1
@@ -452,7 +566,7 @@ def test_deck_fixes_the_first_deal_and_decks_the_second(impl):
             # a given first deck does not change the second deal's shuffle
             with_deck = game.new_initial_state(seed, deck=d0)
             for s in (with_deck, plain):
-                while s.view()["deal"] == 0:
+                while s.view()[d["deal_key"]] == 0:
                     s.apply_action(rng.choice(s.legal_actions()))
             second = [{k: s.view()[k] for k in expected1} for s in (with_deck, plain)]
             assert second[0] == second[1]

@@ -15,6 +15,7 @@ import tapete
 import tapete.reference
 
 GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_GAMES", "2000"))
+CICERA_GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_CICERA_GAMES", "1000"))
 
 
 @st.composite
@@ -51,6 +52,38 @@ def spoil_five_configs(draw: st.DrawFn) -> dict[str, Any]:
     return config
 
 
+@st.composite
+def cicera_configs(draw: st.DrawFn) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "game_mode": draw(st.sampled_from(["single_hand", "single_hand", "match"])),
+        "max_hands": draw(st.integers(1, 3)),
+    }
+    if draw(st.booleans()):
+        config["first_dealer"] = draw(st.integers(0, 3))
+    options = {
+        "target_score": st.sampled_from([11, 21, 51]),
+        "packet_size": st.sampled_from([12, 6, 4]),
+        "deal_style": st.sampled_from(["one_at_a_time", "packets"]),
+        "force_single_match": st.booleans(),
+        "capture_compulsory": st.booleans(),
+        "left_bonus_mode": st.sampled_from(["any", "rank_match"]),
+        "sweep_on_last_play_counts": st.booleans(),
+        "bonus_sweep": st.booleans(),
+        "bonus_left": st.booleans(),
+        "bonus_single_suit": st.booleans(),
+        "bonus_three_plus": st.booleans(),
+        "cards_tie": st.sampled_from(["none", "one_each"]),
+        "spades_majority_points": st.integers(0, 2),
+        "napola_courts_extend": st.booleans(),
+        "all_spades_wins_match": st.booleans(),
+        "leftover_if_no_capture": st.sampled_from(["nobody", "dealer_team"]),
+    }
+    for key, strategy in options.items():
+        if draw(st.booleans()):
+            config[key] = draw(strategy)
+    return config
+
+
 def assert_same(engine: Any, reference: Any, players: int, where: str) -> None:
     assert engine.current_player() == reference.current_player(), where
     legal = engine.legal_actions()
@@ -68,21 +101,14 @@ def assert_same(engine: Any, reference: Any, players: int, where: str) -> None:
         ), f"{where}, observation of seat {seat}"
 
 
-@settings(
-    max_examples=GAMES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
-@given(config=spoil_five_configs(), seed=st.integers(0, 2**64 - 1))
-def test_spoil_five_lock_step(config: dict[str, Any], seed: int) -> None:
-    engine = tapete.load_game("spoil_five", **config).new_initial_state(seed=seed)
-    reference = tapete.reference.load_game("spoil_five", **config).new_initial_state(seed=seed)
-    players = config["players"]
+def lock_step(game_name: str, config: dict[str, Any], seed: int) -> None:
+    engine = tapete.load_game(game_name, **config).new_initial_state(seed=seed)
+    reference = tapete.reference.load_game(game_name, **config).new_initial_state(seed=seed)
+    players = engine.num_players()
     chooser = random.Random(seed)
     step = 0
     while True:
-        assert_same(engine, reference, players, f"{config} seed {seed} step {step}")
+        assert_same(engine, reference, players, f"{game_name} {config} seed {seed} step {step}")
         if engine.is_terminal():
             break
         action = chooser.choice(engine.legal_actions())
@@ -90,3 +116,23 @@ def test_spoil_five_lock_step(config: dict[str, Any], seed: int) -> None:
         reference.apply_action(action)
         step += 1
     assert engine.history() == reference.history()
+
+
+SETTINGS = settings(
+    max_examples=GAMES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
+
+
+@SETTINGS
+@given(config=spoil_five_configs(), seed=st.integers(0, 2**64 - 1))
+def test_spoil_five_lock_step(config: dict[str, Any], seed: int) -> None:
+    lock_step("spoil_five", config, seed)
+
+
+@settings(SETTINGS, max_examples=CICERA_GAMES)
+@given(config=cicera_configs(), seed=st.integers(0, 2**64 - 1))
+def test_cicera_lock_step(config: dict[str, Any], seed: int) -> None:
+    lock_step("cicera", config, seed)

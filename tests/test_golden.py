@@ -27,6 +27,11 @@ PLAYTHROUGHS: dict[str, list[tuple[dict[str, Any], int]]] = {
         ({"players": 10, "renege_reference": "highest_trump_so_far", "num_deals": 1}, 4),
         ({"players": 3, "ante_mode": "reduced_after_spoil", "jink_payment": "jinker_stake"}, 5),
     ],
+    "cicera": [
+        ({"game_mode": "single_hand", "first_dealer": 0}, 1),
+        ({"game_mode": "single_hand", "packet_size": 6, "left_bonus_mode": "rank_match"}, 2),
+        ({"target_score": 11, "max_hands": 3, "force_single_match": True}, 3),
+    ],
 }
 
 
