@@ -94,6 +94,15 @@ def test_games_lists_players_and_defaults(capsys: pytest.CaptureFixture[str]) ->
     assert "\x1b[" not in out  # no colour codes when the output is not a terminal
 
 
+def test_games_lists_cicera(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"│ cicera\s+│ 4\s+│", out)  # a fixed count: no range, no default
+    assert "Cicera" in out
+    for option in ("target_score=51", "packet_size=12", "left_bonus_mode=any", "game_mode=match"):
+        assert option in out
+
+
 def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "selfplay" in capsys.readouterr().out
@@ -221,6 +230,10 @@ def test_play_generic_fallback(
         (["selfplay", "nope", "--games", "3"], "unknown game"),
         (["selfplay", "spoil_five", "--games", "3", "partnerships=[[0,1]]"], "partnerships"),
         (["selfplay", "spoil_five", "--games", "3", "--seed", str(2**64 - 2)], "seed"),
+        (["play", "cicera", "--players", "4"], "cicera is always played by 4 players"),
+        (["play", "cicera", "players=4"], "players= does not apply"),
+        (["selfplay", "cicera", "--games", "3", "--players", "3"], "--players does not apply"),
+        (["play", "cicera", "game_mode=forever"], "forever"),
         (["games", "extra"], "unrecognized arguments"),
         ([], "required"),
     ],
@@ -237,12 +250,12 @@ def test_errors_are_one_red_line(
 
 
 def expected_means(
-    games: int, seed: int, config: dict[str, Any], native: bool = True
+    games: int, seed: int, config: dict[str, Any], native: bool = True, name: str = "spoil_five"
 ) -> list[float]:
     """Means of the documented random bots, replayed move by move from Python: natively, game
     i's bot draws ``below(len(legal))`` from SplitMix64(~(seed + i)); the Python loop draws
     ``random.Random(seed).choice`` across all games."""
-    game = tapete.load_game("spoil_five", **config)
+    game = tapete.load_game(name, **config)
     rng = random.Random(seed)
     sums = [0.0] * game.num_players()
     for i in range(games):
@@ -318,3 +331,202 @@ def test_python_dash_m_selfplay() -> None:
     assert result.stderr == ""
     assert "20 random games" in result.stdout and "games/s" in result.stdout
     assert "\x1b[" not in result.stdout  # no progress bar or colour into a pipe
+
+
+# ---- Cicera -----------------------------------------------------------------------------------
+
+SINGLE_HAND = ["game_mode=single_hand"]
+FRENCH_PACK = [f"{rank}{suit}" for suit in "SHDC" for rank in "A 2 3 4 5 6 7 8 9 10 J Q K".split()]
+CARD_TOKEN = r"(?<![0-9A-Za-z]){}(?![0-9A-Za-z])"
+
+
+def run_cicera(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lines: list[str],
+    *args: str,
+) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(["play", "cicera", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def cicera_script(seed: int, config: dict[str, Any]) -> tuple[list[str], tapete.State, Any]:
+    """What a person at seat 0 types in ``tapete play cicera``, and the game it makes: the
+    first capture of two or more table cards on offer is built with ``capture``/``take`` (a
+    mistyped move, an ambiguous bare card and an out-of-order take on the way); every other turn
+    is move ``1``. Returns the lines, the final state and the capture (card, set) or None."""
+    state = tapete.load_game("cicera", **config).new_initial_state(seed)
+    bots = random.Random(seed)  # the bots of cmd_play
+    lines = ["banana"]
+    capture: tuple[str, list[str]] | None = None
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        if state.current_player() != 0:
+            state.apply_action(bots.choice(legal))
+            continue
+        v = state.view(0)
+        if capture is None and v["phase"] == "play":
+            for card in v["hands"][0]:
+                sets = [s for s in tapete.cicera.captures(v["table"], card) if len(s) >= 2]
+                if sets:
+                    capture = (card, sets[0])
+                    break
+            if capture is not None:
+                card, cards = capture
+                lines += [card.lower(), f"capture {card}"]  # ambiguous, then the whole move
+                state.apply_action(state.string_to_action(f"capture {card}"))
+                wrong = [c for c in v["table"] if c not in cards[:1]]
+                lines.append(wrong[-1])  # a later card first: not legal
+                assert state.string_to_action(f"take {wrong[-1]}") not in state.legal_actions()
+                for i, taken in enumerate(cards):
+                    action = state.string_to_action(f"take {taken}")
+                    lines.append(f"take {taken.lower()}" if i == 0 else taken)
+                    state.apply_action(action)
+                continue
+        lines.append("1")
+        state.apply_action(legal[0])
+    return lines, state, capture
+
+
+def test_play_cicera_single_hand_with_a_capture(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = next(s for s in range(100) if cicera_script(s, {"game_mode": "single_hand"})[2])
+    lines, final, capture = cicera_script(seed, {"game_mode": "single_hand"})
+    assert capture is not None
+    card, cards = capture
+    code, out, err = run_cicera(monkeypatch, capsys, lines, "--seed", str(seed), *SINGLE_HAND)
+    assert code == 0, err
+    assert err == ""
+    assert "is not a Cicera action" in out  # banana
+    assert f"could be 'play {card}' or 'capture {card}'" in out
+    assert "is not legal now" in out  # the out-of-order take
+    assert f"Taking for {card}: choose the next card" in out
+    assert f"You play {card} to capture" in out
+    assert f"You capture {' + '.join(cards)} with {card}" in out
+    assert re.search(r"Seat [123] trails (10|[2-9AJQK])[SHDC]", out)
+    assert re.search(r"Seat [123] captures .* with (10|[2-9AJQK])[SHDC]", out)
+    assert "take " not in "".join(line for line in out.splitlines() if line.startswith("Seat"))
+    assert "Cicera · single hand" in out and "Your hand" in out and "Table" in out
+    assert "Hand 1 over: team 0+2 scores" in out and "Past hands" in out
+    assert "Game over" in out
+    match = re.search(r"Returns: (\[.*\]); yours: ([+-]\d+)", out)
+    assert match is not None
+    returns = json.loads(match.group(1))
+    assert returns == pytest.approx(final.returns())
+    assert returns[0] == returns[2] == -returns[1] == -returns[3]
+    # the same seed and the same answers replay the same game
+    code, again, _ = run_cicera(monkeypatch, capsys, lines, "--seed", str(seed), *SINGLE_HAND)
+    assert code == 0 and again == out
+
+
+def test_play_cicera_never_shows_hidden_cards(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Quit half-way through a hand: the bots' cards and the undealt packets never appear."""
+    for seed, config in ((4, []), (9, ["packet_size=4"])):
+        options = [*SINGLE_HAND, *config]
+        code, out, _ = run_cicera(
+            monkeypatch, capsys, [*["1"] * 5, "quit"], "--seed", str(seed), *options
+        )
+        assert code == 0 and "Bye" in out
+        game = tapete.load_game("cicera", **parse_options(options))
+        state = game.new_initial_state(seed)
+        bots = random.Random(seed)
+        for _ in range(5):  # replay the game that was played
+            while state.current_player() != 0:
+                state.apply_action(bots.choice(state.legal_actions()))
+            state.apply_action(state.legal_actions()[0])
+        while state.current_player() != 0:
+            state.apply_action(bots.choice(state.legal_actions()))
+        full = state.view()
+        assert full["hands"][0] == state.view(0)["hands"][0]
+        hidden = [card for seat in (1, 2, 3) for card in full["hands"][seat]]
+        seen = {*full["table"], *full["piles"][0], *full["piles"][1]}
+        seen.update(card for hand in full["hands"] for card in hand)
+        undealt = [card for card in FRENCH_PACK if card not in seen]
+        assert hidden and (undealt or not config)
+        hand_lines = [line for line in out.splitlines() if line.startswith("Your hand")]
+        assert hand_lines
+        for card in hidden + undealt:
+            pattern = CARD_TOKEN.format(card)
+            assert not any(re.search(pattern, line) for line in hand_lines), card
+            assert not re.search(pattern, out), card  # nowhere at all: never played
+        mine = state.view(0)["hands"][0]
+        assert all(re.search(CARD_TOKEN.format(c), hand_lines[-1]) for c in mine)
+
+
+def test_play_cicera_match_with_packets(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--seed", "1", "--seat", "1", "target_score=11", "packet_size=6"]
+    code, out, err = run_cicera(monkeypatch, capsys, ["1"] * 3000, *args)
+    assert code == 0, err
+    assert "match to 11" in out and "/ 11" in out
+    assert "Stock  24 cards" in out and "A new packet: 6 cards each" in out
+    assert "Hand 1 over" in out and "Hand 2: " in out and "Past hands" in out
+    assert re.search(r"Match \d+-\d+ \(target 11\)", out)
+    assert "wins the match" in out or "drawn" in out
+    assert "1 (you)" in out and "Game over" in out
+
+
+def test_cicera_narration_of_every_capture() -> None:
+    """Driven directly: each capture is told once, with its cards and the bonus the engine gave;
+    trails as 'trails'; the bonus points told add up to the engine's bonus category."""
+    from rich.console import Console
+
+    for config in ({}, {"sweep_on_last_play_counts": False}, {"left_bonus_mode": "rank_match"}):
+        game = tapete.load_game("cicera", game_mode="single_hand", **config)
+        for seed in range(8):
+            buffer = io.StringIO()
+            console = Console(file=buffer, width=200)
+            state = game.new_initial_state(seed)
+            rng = random.Random(seed)
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                captures = [a for a in legal if a >= 52]
+                action = rng.choice(captures) if captures else rng.choice(legal)
+                before = state.clone()
+                actor = state.current_player()
+                text = state.action_to_string(action)
+                state.apply_action(action)
+                cli.narrate_cicera(console, cli.Move(game, before, state, actor, action, text, 0))
+            out = buffer.getvalue()
+            view = state.view()
+            told = [
+                line
+                for line in out.splitlines()
+                if re.match(r"(Seat \d|You) ", line) and " to capture:" not in line
+            ]
+            assert len(told) == len(view["plays"])
+            bonus = [0, 0]
+            for line, play in zip(told, view["plays"], strict=True):
+                who = "You" if play["seat"] == 0 else f"Seat {play['seat']}"
+                if play["captured"] is None:
+                    assert line == f"{who} trail{'s' * (who != 'You')} {play['card']}"
+                    continue
+                verb = "capture" if who == "You" else "captures"
+                head = f"{who} {verb} {' + '.join(play['captured'])} with {play['card']}"
+                assert line.startswith(head), (line, head)
+                match = re.fullmatch(r" \(\+(\d) bonus: ([a-z ,]+)\)", line[len(head) :])
+                if match:
+                    points = int(match.group(1))
+                    assert len(match.group(2).split(", ")) == points
+                    bonus[play["seat"] % 2] += points
+                else:
+                    assert line == head
+            assert bonus == view["past_hands"][-1]["points"]["bonus"]
+
+
+def test_selfplay_cicera(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "cicera", "--games", "50", "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    out = captured.out
+    assert "cicera · 4 players · 50 random games" in out
+    for fragment in ("mean return", "95% interval", "games/s", "mean game length"):
+        assert fragment in out
+    for mean in expected_means(50, 1, {}, name="cicera"):
+        assert f"{mean:+.3f}" in out
