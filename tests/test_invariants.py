@@ -57,7 +57,8 @@ CASES = [(game, label) for game, d in PLAYOUTS.items() for label in d["configs"]
 
 
 def test_every_game_has_playouts(impl):
-    for name in impl.list_games():
+    # Cicera's invariants are in test_cicera_invariants.py.
+    for name in set(impl.list_games()) - {"cicera"}:
         assert name in PLAYOUTS, f"add random-playout configs for {name!r} to PLAYOUTS"
 
 

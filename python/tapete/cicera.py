@@ -13,11 +13,11 @@ def captures(table: Sequence[str], card: str) -> list[list[str]]:
     """Every capture set of ``card`` on ``table``: each set ascending by card id, the sets in
     lexicographic order (default rules: no single-card priority). Empty: ``card`` can only trail.
     """
-    return _core.cicera_captures(list(table), card)
+    return _core.cicera_captures(table, card)
 
 
 def score_hand(team0: Sequence[str], team1: Sequence[str]) -> dict[str, list[int]]:
     """End-of-hand points of two piles by category (default options, no bonus points):
     ``cards``, ``spades``, ``two_of_spades``, ``napola``, ``ten_of_diamonds``,
     ``jack_of_hearts`` and ``total``, each ``[team 0, team 1]``."""
-    return _core.cicera_score_hand(list(team0), list(team1))
+    return _core.cicera_score_hand(team0, team1)

@@ -16,9 +16,9 @@ def trump_order(trump: str) -> list[str]:
 
 def trick_winner(trump: str, cards: Sequence[str]) -> int:
     """Index into ``cards`` (in play order, led card first) of the card that wins the trick."""
-    return _core.spoil_five_trick_winner(trump, list(cards))
+    return _core.spoil_five_trick_winner(trump, cards)
 
 
 def legal_plays(trump: str, hand: Sequence[str], trick: Sequence[str]) -> list[str]:
     """The cards of ``hand`` that may be played to ``trick`` (empty: leading), ascending."""
-    return _core.spoil_five_legal_plays(trump, list(hand), list(trick))
+    return _core.spoil_five_legal_plays(trump, hand, trick)

@@ -213,7 +213,8 @@ def score_piles(
     if a != b:
         pts["cards"] = [2, 0] if a > b else [0, 2]
     else:
-        pts["cards"] = [1, 1] if cards_tie == "one_each" else [0, 0]
+        # A tie scores under "one_each", unless neither team has a card at all.
+        pts["cards"] = [1, 1] if cards_tie == "one_each" and a > 0 else [0, 0]
     sa, sb = (len(s & SPADE_CARDS) for s in sets)
     k = spades_majority_points
     pts["spades"] = [k, 0] if sa > sb else [0, k] if sb > sa else [0, 0]
@@ -596,11 +597,12 @@ class CiceraState:
             elif cfg["leftover_if_no_capture"] == "dealer_team":
                 team = h.dealer % 2
             if team is None:
+                # Nobody takes them: they stay on the table, scored by neither team.
                 self._event(None, f"leftovers {_text(h.table)} go to nobody")
             else:
                 h.piles[team] = sorted(h.piles[team] + h.table)
                 self._event(None, f"leftovers {_text(h.table)} go to team {team}")
-            h.table = []
+                h.table = []
         pts = score_piles(
             h.piles,
             h.bonus,
