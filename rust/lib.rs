@@ -17,6 +17,7 @@ mod python;
 pub use dynamic::{DynGame, DynState, GameOf, Tracked};
 pub use error::{Error, Result};
 pub use game::{Action, Game};
+pub use games::cau_robat::CauRobat;
 pub use games::cicera::Cicera;
 pub use games::spoil_five::SpoilFive;
 pub use registry::{list_games, load_game};
@@ -28,5 +29,6 @@ macro_rules! for_each_game {
     ($m:ident) => {
         $m!($crate::games::spoil_five::SpoilFive);
         $m!($crate::games::cicera::Cicera);
+        $m!($crate::games::cau_robat::CauRobat);
     };
 }

@@ -5,7 +5,7 @@ per-game evaluators (``tapete.spoil_five``), the errors (``tapete.errors``), the
 (``tapete.cli``) and the pure-Python reference model (``tapete.reference``).
 """
 
-from tapete import cicera, spoil_five
+from tapete import cau_robat, cicera, spoil_five
 from tapete._core import TERMINAL, Game, State, list_games, load_game
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
 
@@ -17,6 +17,7 @@ __all__ = [
     "ParseError",
     "State",
     "TapeteError",
+    "cau_robat",
     "cicera",
     "list_games",
     "load_game",

@@ -1,4 +1,5 @@
 //! One module per game: only that game's rules.
 
+pub mod cau_robat;
 pub mod cicera;
 pub mod spoil_five;

@@ -2,8 +2,8 @@
 //! evaluators, and the mapping of engine errors onto the classes of `tapete.errors`.
 
 use crate::dynamic::{DynGame, DynState};
-use crate::games::cicera;
 use crate::games::spoil_five::{self, RenegeReference};
+use crate::games::{cau_robat, cicera};
 use crate::{cards, registry, Error};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -672,6 +672,44 @@ fn cicera_score_hand(
     )
 }
 
+// Cau Robat evaluator.
+
+fn cau_robat_rank(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let bad =
+        || PyValueError::new_err(format!("{value} is not a rank: expected 1-7, 10, 11 or 12"));
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(bad());
+    }
+    let v: i64 = value.extract().map_err(|_| bad())?;
+    cau_robat::RANK_VALUES
+        .iter()
+        .position(|&x| x as i64 == v)
+        .ok_or_else(bad)
+}
+
+#[pyfunction]
+fn cau_robat_run(table_ranks: &Bound<'_, PyAny>, rank: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    let mut table = 0u16;
+    let items = table_ranks
+        .try_iter()
+        .map_err(|_| PyValueError::new_err("table_ranks must be a sequence of ranks"))?;
+    for item in items {
+        let r = cau_robat_rank(&item?)?;
+        if table & (1 << r) != 0 {
+            return Err(PyValueError::new_err(format!(
+                "rank {} is twice on the table",
+                cau_robat::RANK_VALUES[r]
+            )));
+        }
+        table |= 1 << r;
+    }
+    let run = cau_robat::table_run(table, cau_robat_rank(rank)?);
+    Ok((0..10)
+        .filter(|r| run & (1 << r) != 0)
+        .map(|r| cau_robat::RANK_VALUES[r])
+        .collect())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGame>()?;
@@ -685,6 +723,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spoil_five_legal_plays, m)?)?;
     m.add_function(wrap_pyfunction!(cicera_captures, m)?)?;
     m.add_function(wrap_pyfunction!(cicera_score_hand, m)?)?;
+    m.add_function(wrap_pyfunction!(cau_robat_run, m)?)?;
     m.add("TERMINAL", -4)?;
     Ok(())
 }

@@ -23,6 +23,12 @@ fn configs(name: &str) -> Vec<serde_json::Value> {
             json!({"game_mode": "single_hand", "packet_size": 4, "capture_compulsory": true, "left_bonus_mode": "rank_match"}),
             json!({"target_score": 11, "cards_tie": "one_each", "leftover_if_no_capture": "dealer_team", "all_spades_wins_match": true}),
         ],
+        "cau_robat" => vec![
+            json!({}),
+            json!({"players": 3, "hands_to_win": 2, "stack_order": "played_on_top", "net_bonus": true}),
+            json!({"players": 5, "chain_penalty_payers": "all_opponents", "direct_pile_match": true, "hand_tie": "shared"}),
+            json!({"sequence_direction": "up_only", "rank_conflict": "stop", "own_pile_links": true, "multi_pile_same_rank": "first_only", "cau_enabled": false, "leftover_table_cards": "last_capturer"}),
+        ],
         _ => vec![json!({})],
     }
 }

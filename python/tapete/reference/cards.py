@@ -1,6 +1,7 @@
 """Card packs of the four games: ids, canonical strings and parsing.
 
-A card id is ``len(ranks) * suit_index + rank_index``; a pack lists its cards in
+A card id is ``len(ranks) * suit_index + rank_index`` (suit-major), or, for a
+rank-major pack, ``len(suits) * rank_index + suit_index``; a pack lists its cards in
 ascending id.  Card strings are the rank token followed by the suit token; parsing
 is case-insensitive and output is canonical.
 
@@ -10,7 +11,8 @@ is case-insensitive and output is canonical.
   ``A 2 3 4 5 6 7 8 9 10 J Q K`` (``T`` accepted for ``10``).  ``AS`` is 0, ``JH`` 23,
   ``10D`` 35, ``KC`` 51.
 * Spanish 40 (``cau_robat``): suits ``O C E B`` (oros, copas, espadas, bastos),
-  ranks ``1 2 3 4 5 6 7 10 11 12``.
+  ranks ``1 2 3 4 5 6 7 10 11 12``, rank-major as Cau Robat's rules number it
+  (``id = 4 * rank_index + suit``): ``1O`` is 0, ``7O`` 24, ``10C`` 29, ``12B`` 39.
 * Cuajo 28 kinds (``cuajo``): suits ``O C E B``, ranks ``A 3 4 5 J H K`` (ace, 3,
   4, 5, jack, horse, king; ``1 10 11 12`` accepted for ``A J H K``).  The Cuajo
   pack holds four copies of each kind; a card string names the kind.
@@ -35,11 +37,13 @@ class Pack:
         ranks: Sequence[str],
         rank_aliases: Mapping[str, str] | None = None,
         copies: int = 1,
+        rank_major: bool = False,
     ) -> None:
         self.name = name
         self.suits: tuple[str, ...] = tuple(suits)
         self.ranks: tuple[str, ...] = tuple(ranks)
         self.copies = copies
+        self.rank_major = rank_major
         self._rank_index: dict[str, int] = {r: i for i, r in enumerate(self.ranks)}
         for alias, target in (rank_aliases or {}).items():
             self._rank_index[alias.upper()] = self._rank_index[target]
@@ -60,14 +64,20 @@ class Pack:
 
     def card(self, suit: int, rank: int) -> int:
         """The id of the card of ``suit`` index and ``rank`` index."""
+        if self.rank_major:
+            return rank * len(self.suits) + suit
         return suit * len(self.ranks) + rank
 
     def suit(self, card: int) -> int:
         """Suit index of a card id."""
+        if self.rank_major:
+            return card % len(self.suits)
         return card // len(self.ranks)
 
     def rank(self, card: int) -> int:
         """Rank index of a card id."""
+        if self.rank_major:
+            return card // len(self.suits)
         return card % len(self.ranks)
 
     def is_id(self, card: object) -> bool:
@@ -130,6 +140,7 @@ SPANISH = Pack(
     "spanish40",
     suits="O C E B".split(),
     ranks="1 2 3 4 5 6 7 10 11 12".split(),
+    rank_major=True,
 )
 CUAJO = Pack(
     "cuajo",

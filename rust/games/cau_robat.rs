@@ -1,0 +1,1064 @@
+//! Cau Robat: rules in docs/rules/cau_robat.md (the project's restatement of
+//! shared/rules/cau_robat.md). Cards are ids `4·rank + suit` of the Spanish 40; hands and the
+//! table are bit sets, score piles ordered arrays (their tops decide robberies and payments).
+
+use crate::cards::{bit, ids, Pack, SPANISH_40};
+use crate::game::{Action as ActionTrait, Game};
+use crate::rng::Rng;
+use crate::{config_err, parse_err, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::fmt;
+
+const PACK: &Pack = &SPANISH_40;
+pub const MAX_PLAYERS: usize = 5;
+const RANKS: usize = 10;
+/// The printed rank of each rank index.
+pub const RANK_VALUES: [u8; RANKS] = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
+
+const fn rank_of(c: u8) -> usize {
+    (c / 4) as usize
+}
+const fn rank_cards(r: usize) -> u64 {
+    0xF << (4 * r)
+}
+fn step(r: usize, up: bool) -> usize {
+    if up {
+        (r + 1) % RANKS
+    } else {
+        (r + RANKS - 1) % RANKS
+    }
+}
+
+/// The rank indices a play of rank `r` takes from a table holding `table` (a bit set of rank
+/// indices) with no piles and the default options: empty if `r` is not on the table.
+pub fn table_run(table: u16, r: usize) -> u16 {
+    if table & (1 << r) == 0 {
+        return 0;
+    }
+    let mut taken = 1u16 << r;
+    for up in [false, true] {
+        let mut x = step(r, up);
+        while taken & (1 << x) == 0 && table & (1 << x) != 0 {
+            taken |= 1 << x;
+            x = step(x, up);
+        }
+    }
+    taken
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration.
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(untagged, expecting = "\"random\" or a seat number")]
+pub enum FirstDealer {
+    Named(String),
+    Seat(u32),
+}
+
+macro_rules! options {
+    ($($name:ident { $($variant:ident),* })*) => {$(
+        #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($variant),* }
+    )*};
+}
+
+options! {
+    SequenceDirection { Both, UpOnly, DownOnly }
+    RankConflict { TablePriority, Stop }
+    MultiPileSameRank { All, FirstOnly }
+    StackOrder { Walk, PlayedOnTop }
+    ChainPenaltyPayers { ChainMembers, AllOpponents }
+    LeftoverTableCards { Unclaimed, LastCapturer }
+    HandTie { Void, Shared }
+}
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub players: u32,
+    pub hands_to_win: u32,
+    pub first_dealer: FirstDealer,
+    pub sequence_direction: SequenceDirection,
+    pub rank_conflict: RankConflict,
+    pub own_pile_links: bool,
+    pub multi_pile_same_rank: MultiPileSameRank,
+    pub direct_pile_match: bool,
+    pub stack_order: StackOrder,
+    pub cau_enabled: bool,
+    pub chain_penalty_payers: ChainPenaltyPayers,
+    pub net_bonus: bool,
+    pub leftover_table_cards: LeftoverTableCards,
+    pub hand_tie: HandTie,
+    pub max_hands: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            players: 4,
+            hands_to_win: 1,
+            first_dealer: FirstDealer::Named("random".into()),
+            sequence_direction: SequenceDirection::Both,
+            rank_conflict: RankConflict::TablePriority,
+            own_pile_links: false,
+            multi_pile_same_rank: MultiPileSameRank::All,
+            direct_pile_match: false,
+            stack_order: StackOrder::Walk,
+            cau_enabled: true,
+            chain_penalty_payers: ChainPenaltyPayers::ChainMembers,
+            net_bonus: false,
+            leftover_table_cards: LeftoverTableCards::Unclaimed,
+            hand_tie: HandTie::Void,
+            max_hands: 100,
+        }
+    }
+}
+
+/// The config in the compact, `Copy` form a state carries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Rules {
+    n: usize,
+    hands_to_win: u32,
+    first_dealer: Option<u8>,
+    down: bool,
+    up: bool,
+    stop_on_conflict: bool,
+    own_pile_links: bool,
+    first_pile_only: bool,
+    direct_pile_match: bool,
+    played_on_top: bool,
+    cau_enabled: bool,
+    all_opponents_pay: bool,
+    net_bonus: bool,
+    leftover_to_capturer: bool,
+    shared_ties: bool,
+    max_hands: u32,
+}
+
+impl Rules {
+    fn from_config(c: &Config) -> Rules {
+        Rules {
+            n: c.players as usize,
+            hands_to_win: c.hands_to_win,
+            first_dealer: match c.first_dealer {
+                FirstDealer::Seat(s) => Some(s as u8),
+                FirstDealer::Named(_) => None,
+            },
+            down: c.sequence_direction != SequenceDirection::UpOnly,
+            up: c.sequence_direction != SequenceDirection::DownOnly,
+            stop_on_conflict: c.rank_conflict == RankConflict::Stop,
+            own_pile_links: c.own_pile_links,
+            first_pile_only: c.multi_pile_same_rank == MultiPileSameRank::FirstOnly,
+            direct_pile_match: c.direct_pile_match,
+            played_on_top: c.stack_order == StackOrder::PlayedOnTop,
+            cau_enabled: c.cau_enabled,
+            all_opponents_pay: c.chain_penalty_payers == ChainPenaltyPayers::AllOpponents,
+            net_bonus: c.net_bonus,
+            leftover_to_capturer: c.leftover_table_cards == LeftoverTableCards::LastCapturer,
+            shared_ties: c.hand_tie == HandTie::Shared,
+            max_hands: if c.hands_to_win == 1 { 1 } else { c.max_hands },
+        }
+    }
+
+    fn table_size(&self) -> usize {
+        if self.n == 5 {
+            5
+        } else {
+            4
+        }
+    }
+
+    /// Plays in a hand: every card dealt to the players.
+    fn plays(&self) -> usize {
+        40 - self.table_size()
+    }
+
+    /// Seat receiving hand-dealing position `i` of a deal by `dealer`.
+    fn recipient(&self, dealer: usize, i: usize) -> usize {
+        let n = self.n;
+        let offset = if n == 5 && i >= 30 {
+            i - 30
+        } else {
+            (i % (3 * n)) / 3
+        };
+        (dealer + 1 + offset) % n
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions.
+
+/// Play a card of rank index `0..10` (the engine picks the lowest card id of that rank).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Action(pub u8);
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "play {}", RANK_VALUES[self.0 as usize])
+    }
+}
+
+impl ActionTrait for Action {
+    const COUNT: usize = RANKS;
+
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    fn from_index(i: usize) -> Option<Self> {
+        (i < RANKS).then_some(Action(i as u8))
+    }
+
+    fn parse(text: &str) -> Result<Self> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            [verb, rank] if verb.eq_ignore_ascii_case("play") => rank
+                .parse::<u8>()
+                .ok()
+                .and_then(|v| RANK_VALUES.iter().position(|&x| x == v))
+                .map(|r| Action(r as u8))
+                .ok_or_else(|| parse_err!("{rank:?} is not a rank: expected 1-7, 10, 11 or 12")),
+            _ => Err(parse_err!(
+                "{text:?} is not a Cau Robat action: expected 'play <rank>'"
+            )),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// State.
+
+/// What a run takes at one rank: a table card, or another player's whole pile.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Item {
+    Table(u8),
+    Pile(usize),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct LastPlay {
+    seat: u8,
+    card: u8,
+    captured: bool,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct HandRecord {
+    dealer: u8,
+    pile_sizes: [u8; MAX_PLAYERS],
+    winners: u8,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Pile {
+    cards: [u8; 40],
+    len: u8,
+}
+
+impl Pile {
+    const EMPTY: Pile = Pile {
+        cards: [0; 40],
+        len: 0,
+    };
+
+    fn top(&self) -> Option<u8> {
+        self.len.checked_sub(1).map(|i| self.cards[i as usize])
+    }
+
+    fn push(&mut self, c: u8) {
+        self.cards[self.len as usize] = c;
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<u8> {
+        let c = self.top()?;
+        self.len -= 1;
+        Some(c)
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.cards[..self.len as usize]
+    }
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct CauRobat {
+    rules: Rules,
+    rng: Rng,
+    hand: u32,
+    dealer: u8,
+    deck: [u8; 40],
+    hands: [u64; MAX_PLAYERS],
+    table: u64,
+    piles: [Pile; MAX_PLAYERS],
+    chain_cards: [u8; 4],
+    chain_seats: [u8; 4],
+    chain_len: u8,
+    last_play: Option<LastPlay>,
+    last_capturer: Option<u8>,
+    plays_done: u8,
+    to_play: u8,
+    over: bool,
+    hands_won: [u32; MAX_PLAYERS],
+    winners: u8,
+    past: Vec<HandRecord>,
+}
+
+impl CauRobat {
+    fn n(&self) -> usize {
+        self.rules.n
+    }
+
+    fn table_card(&self, r: usize) -> Option<u8> {
+        let t = self.table & rank_cards(r);
+        (t != 0).then(|| t.trailing_zeros() as u8)
+    }
+
+    /// Other players' piles with a top card of rank `r`, in seat order from the capturer's right.
+    fn piles_topped(&self, r: usize, capturer: usize) -> impl Iterator<Item = usize> + '_ {
+        let n = self.n();
+        (1..n)
+            .map(move |k| (capturer + k) % n)
+            .filter(move |&q| self.piles[q].top().is_some_and(|c| rank_of(c) == r))
+    }
+
+    /// The run through rank `r` for `capturer`: the items below, then above, nearest first.
+    fn collect_run(&self, r: usize, capturer: usize) -> (Vec<Item>, Vec<Item>) {
+        let mut visited = 1u16 << r;
+        let mut parts = (Vec::new(), Vec::new());
+        for (up, wanted) in [(false, self.rules.down), (true, self.rules.up)] {
+            if !wanted {
+                continue;
+            }
+            let items = if up { &mut parts.1 } else { &mut parts.0 };
+            let mut x = step(r, up);
+            while visited & (1 << x) == 0 {
+                let table = self.table_card(x);
+                let piles: Vec<usize> = self.piles_topped(x, capturer).collect();
+                if self.rules.stop_on_conflict && table.is_some() && !piles.is_empty() {
+                    break;
+                }
+                if let Some(t) = table {
+                    items.push(Item::Table(t));
+                } else if !piles.is_empty() {
+                    let take = if self.rules.first_pile_only {
+                        1
+                    } else {
+                        piles.len()
+                    };
+                    items.extend(piles[..take].iter().map(|&q| Item::Pile(q)));
+                } else if !(self.rules.own_pile_links
+                    && self.piles[capturer].top().is_some_and(|c| rank_of(c) == x))
+                {
+                    break;
+                }
+                visited |= 1 << x;
+                x = step(x, up);
+            }
+        }
+        parts
+    }
+
+    /// Takes `matched` (cards already off the table, the played card last, and robbed piles
+    /// standing for a table card) with the run through rank `r`, onto `capturer`'s pile.
+    fn execute_capture(&mut self, r: usize, capturer: usize, matched: &[Item]) {
+        let (down, up) = self.collect_run(r, capturer);
+        let mut packet: Vec<Item> = Vec::with_capacity(16);
+        if self.rules.played_on_top {
+            packet.extend(down.iter().rev());
+            packet.extend(&up);
+            packet.extend(matched);
+        } else {
+            packet.extend(matched);
+            packet.extend(&down);
+            packet.extend(&up);
+        }
+        for item in packet {
+            match item {
+                Item::Table(c) => {
+                    self.table &= !bit(c);
+                    self.piles[capturer].push(c);
+                }
+                Item::Pile(q) => {
+                    let block = std::mem::replace(&mut self.piles[q], Pile::EMPTY);
+                    for &c in block.as_slice() {
+                        self.piles[capturer].push(c);
+                    }
+                }
+            }
+        }
+        self.last_capturer = Some(capturer as u8);
+    }
+
+    /// Each of `payers` (a seat bit set) pays `to` the top card of his pile, from `to`'s right.
+    fn pay(&mut self, to: usize, payers: u8) {
+        let n = self.n();
+        for k in 1..n {
+            let q = (to + k) % n;
+            if payers & (1 << q) != 0 {
+                if let Some(c) = self.piles[q].pop() {
+                    self.piles[to].push(c);
+                }
+            }
+        }
+    }
+
+    fn net_check(&mut self, capturer: usize) {
+        if self.rules.net_bonus && self.table == 0 {
+            let others = ((1u8 << self.n()) - 1) & !(1 << capturer);
+            self.pay(capturer, others);
+        }
+    }
+
+    fn settle_chain(&mut self) {
+        let len = self.chain_len as usize;
+        if len == 0 {
+            return;
+        }
+        let capturer = self.chain_seats[len - 1] as usize;
+        let r = rank_of(self.chain_cards[0]);
+        let matched: Vec<Item> = self.chain_cards[..len]
+            .iter()
+            .map(|&c| Item::Table(c))
+            .collect();
+        self.chain_len = 0;
+        self.execute_capture(r, capturer, &matched);
+        let everyone = (1u8 << self.n()) - 1;
+        let payers = if self.rules.all_opponents_pay {
+            everyone
+        } else {
+            self.chain_seats[..len].iter().fold(0, |m, &s| m | 1 << s)
+        } & !(1 << capturer);
+        self.pay(capturer, payers);
+        self.net_check(capturer);
+    }
+
+    fn play(&mut self, r: usize) {
+        let seat = self.to_play as usize;
+        let card = (self.hands[seat] & rank_cards(r)).trailing_zeros() as u8;
+        self.hands[seat] &= !bit(card);
+        let mut captured = true;
+        if self.chain_len > 0 && rank_of(self.chain_cards[0]) == r {
+            self.chain_cards[self.chain_len as usize] = card;
+            self.chain_seats[self.chain_len as usize] = seat as u8;
+            self.chain_len += 1;
+            if self.chain_len == 4 {
+                self.settle_chain();
+            }
+        } else {
+            self.settle_chain();
+            let direct: Vec<usize> = if self.rules.direct_pile_match && self.table_card(r).is_none()
+            {
+                let piles: Vec<usize> = self.piles_topped(r, seat).collect();
+                let take = if self.rules.first_pile_only {
+                    piles.len().min(1)
+                } else {
+                    piles.len()
+                };
+                piles[..take].to_vec()
+            } else {
+                Vec::new()
+            };
+            match self.table_card(r) {
+                None if !direct.is_empty() => {
+                    // The piles stand for the table card; the played card joins the table first.
+                    let mut matched: Vec<Item> = direct.iter().map(|&q| Item::Pile(q)).collect();
+                    self.table |= bit(card);
+                    matched.push(Item::Table(card));
+                    self.execute_capture(r, seat, &matched);
+                    self.net_check(seat);
+                }
+                None => {
+                    self.table |= bit(card);
+                    captured = false;
+                }
+                Some(m) => match self.last_play {
+                    // A cau: the previous card captured nothing and has this rank.
+                    Some(l) if self.rules.cau_enabled && !l.captured && rank_of(l.card) == r => {
+                        self.table &= !bit(m);
+                        self.chain_cards[..2].copy_from_slice(&[m, card]);
+                        self.chain_seats[..2].copy_from_slice(&[l.seat, seat as u8]);
+                        self.chain_len = 2;
+                    }
+                    _ => {
+                        self.table |= bit(card);
+                        self.execute_capture(r, seat, &[Item::Table(m), Item::Table(card)]);
+                        self.net_check(seat);
+                    }
+                },
+            }
+        }
+        self.last_play = Some(LastPlay {
+            seat: seat as u8,
+            card,
+            captured,
+        });
+        self.plays_done += 1;
+        self.to_play = ((seat + 1) % self.n()) as u8;
+        if self.plays_done as usize == self.rules.plays() {
+            self.settle_chain();
+            self.end_hand();
+        }
+    }
+
+    fn end_hand(&mut self) {
+        let n = self.n();
+        if self.rules.leftover_to_capturer {
+            if let Some(p) = self.last_capturer {
+                for c in ids(std::mem::take(&mut self.table)) {
+                    self.piles[p as usize].push(c);
+                }
+            }
+        }
+        let sizes: [u8; MAX_PLAYERS] = std::array::from_fn(|s| self.piles[s].len);
+        let most = sizes[..n].iter().copied().max().unwrap_or(0);
+        let best = (0..n)
+            .filter(|&s| sizes[s] == most)
+            .fold(0u8, |m, s| m | 1 << s);
+        let winners = if best.count_ones() == 1 || self.rules.shared_ties {
+            best
+        } else {
+            0
+        };
+        for s in 0..n {
+            if winners & (1 << s) != 0 {
+                self.hands_won[s] += 1;
+            }
+        }
+        self.past.push(HandRecord {
+            dealer: self.dealer,
+            pile_sizes: sizes,
+            winners,
+        });
+        let r = self.rules;
+        let champions = (0..n)
+            .filter(|&s| self.hands_won[s] >= r.hands_to_win)
+            .fold(0u8, |m, s| m | 1 << s);
+        if r.hands_to_win == 1 || champions != 0 || self.past.len() as u32 >= r.max_hands {
+            self.winners = champions;
+            self.over = true;
+            return;
+        }
+        self.hand += 1;
+        self.dealer = ((self.dealer as usize + 1) % n) as u8;
+        self.start_hand();
+    }
+
+    fn start_hand(&mut self) {
+        let mut deck: [u8; 40] = std::array::from_fn(|i| i as u8);
+        self.rng.shuffle(&mut deck);
+        self.deal_cards(&deck);
+    }
+
+    /// The table: the first cards of distinct ranks from the top; the hands: the rest in order.
+    fn deal_cards(&mut self, deck: &[u8]) {
+        self.deck.copy_from_slice(deck);
+        self.table = 0;
+        self.hands = [0; MAX_PLAYERS];
+        self.piles = [Pile::EMPTY; MAX_PLAYERS];
+        self.chain_len = 0;
+        self.last_play = None;
+        self.last_capturer = None;
+        self.plays_done = 0;
+        let (size, dealer) = (self.rules.table_size(), self.dealer as usize);
+        let mut ranks = 0u16;
+        let mut i = 0;
+        for &c in deck {
+            if (ranks.count_ones() as usize) < size && ranks & (1 << rank_of(c)) == 0 {
+                ranks |= 1 << rank_of(c);
+                self.table |= bit(c);
+            } else {
+                self.hands[self.rules.recipient(dealer, i)] |= bit(c);
+                i += 1;
+            }
+        }
+        self.to_play = ((dealer + 1) % self.n()) as u8;
+    }
+
+    fn rank_json(c: u8) -> Value {
+        PACK.name_of(c).into()
+    }
+
+    fn cards_json(cards: impl Iterator<Item = u8>) -> Value {
+        Value::from(cards.map(|c| PACK.name_of(c)).collect::<Vec<_>>())
+    }
+
+    /// Cards the viewer cannot see anywhere: in other hands.
+    fn unseen(&self, seat: usize) -> u64 {
+        (0..self.n())
+            .filter(|&q| q != seat)
+            .fold(0, |m, q| m | self.hands[q])
+    }
+}
+
+impl Game for CauRobat {
+    const NAME: &'static str = "cau_robat";
+    const PACK: &'static Pack = PACK;
+    type Config = Config;
+    type Action = Action;
+
+    fn check_config(c: &mut Config) -> Result<()> {
+        if !(3..=5).contains(&c.players) {
+            return Err(config_err!(
+                "cau_robat: players must be 3, 4 or 5, got {}",
+                c.players
+            ));
+        }
+        match &c.first_dealer {
+            FirstDealer::Named(s) if s == "random" => {}
+            FirstDealer::Seat(s) if *s < c.players => {}
+            other => {
+                let got = serde_json::to_string(other).unwrap_or_default();
+                return Err(config_err!(
+                    "cau_robat: first_dealer must be \"random\" or a seat 0..{}, got {got}",
+                    c.players - 1
+                ));
+            }
+        }
+        if !(1..=100).contains(&c.hands_to_win) {
+            return Err(config_err!(
+                "cau_robat: hands_to_win must be 1 to 100, got {}",
+                c.hands_to_win
+            ));
+        }
+        if !(1..=1000).contains(&c.max_hands) {
+            return Err(config_err!(
+                "cau_robat: max_hands must be 1 to 1000, got {}",
+                c.max_hands
+            ));
+        }
+        Ok(())
+    }
+
+    fn num_players(c: &Config) -> usize {
+        c.players as usize
+    }
+
+    fn max_game_length(c: &Config) -> usize {
+        let r = Rules::from_config(c);
+        r.plays() * r.max_hands as usize
+    }
+
+    fn observation_shape(_: &Config) -> Vec<usize> {
+        vec![243]
+    }
+
+    fn new(config: &Config, mut rng: Rng) -> Self {
+        let rules = Rules::from_config(config);
+        let dealer = rules
+            .first_dealer
+            .unwrap_or_else(|| rng.below(rules.n as u64) as u8);
+        let mut s = CauRobat {
+            rules,
+            rng,
+            hand: 0,
+            dealer,
+            deck: [0; 40],
+            hands: [0; MAX_PLAYERS],
+            table: 0,
+            piles: [Pile::EMPTY; MAX_PLAYERS],
+            chain_cards: [0; 4],
+            chain_seats: [0; 4],
+            chain_len: 0,
+            last_play: None,
+            last_capturer: None,
+            plays_done: 0,
+            to_play: 0,
+            over: false,
+            hands_won: [0; MAX_PLAYERS],
+            winners: 0,
+            past: Vec::new(),
+        };
+        s.start_hand();
+        s
+    }
+
+    fn deal_index(&self) -> usize {
+        self.hand as usize
+    }
+
+    fn deck(&self) -> &[u8] {
+        &self.deck
+    }
+
+    fn redeal(&mut self, deck: &[u8]) {
+        self.deal_cards(deck);
+    }
+
+    fn rng(&self) -> Rng {
+        self.rng
+    }
+
+    fn set_rng(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
+    fn current_player(&self) -> Option<usize> {
+        (!self.over).then_some(self.to_play as usize)
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        if self.over {
+            return;
+        }
+        let hand = self.hands[self.to_play as usize];
+        out.extend(
+            (0..RANKS)
+                .filter(|&r| hand & rank_cards(r) != 0)
+                .map(|r| Action(r as u8)),
+        );
+    }
+
+    fn is_legal(&self, action: Action) -> bool {
+        !self.over && self.hands[self.to_play as usize] & rank_cards(action.0 as usize) != 0
+    }
+
+    fn apply_unchecked(&mut self, action: Action) {
+        self.play(action.0 as usize);
+    }
+
+    fn returns(&self, out: &mut [f64]) {
+        out.fill(0.0);
+        let (n, k) = (self.n(), self.winners.count_ones() as usize);
+        if !self.over || k == 0 || k == n {
+            return;
+        }
+        for (s, r) in out.iter_mut().enumerate() {
+            *r = if self.winners & (1 << s) != 0 {
+                1.0 / k as f64
+            } else {
+                -1.0 / (n - k) as f64
+            };
+        }
+    }
+
+    fn view(&self, viewer: Option<usize>) -> Value {
+        let n = self.n();
+        let seats = |f: &dyn Fn(usize) -> Value| Value::from((0..n).map(f).collect::<Vec<_>>());
+        let chain = if self.chain_len == 0 {
+            Value::Null
+        } else {
+            let len = self.chain_len as usize;
+            json!({
+                "rank": RANK_VALUES[rank_of(self.chain_cards[0])],
+                "cards": Self::cards_json(self.chain_cards[..len].iter().copied()),
+                "seats": &self.chain_seats[..len],
+            })
+        };
+        let past: Vec<Value> = self
+            .past
+            .iter()
+            .map(|h| {
+                json!({
+                    "dealer": h.dealer,
+                    "pile_sizes": &h.pile_sizes[..n],
+                    "winners": (0..n).filter(|&s| h.winners & (1 << s) != 0).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let mut m = serde_json::Map::new();
+        let mut put = |k: &str, v: Value| {
+            m.insert(k.to_string(), v);
+        };
+        put("game", Self::NAME.into());
+        put("viewer", viewer.into());
+        put("players", n.into());
+        put("hand", self.hand.into());
+        put("dealer", self.dealer.into());
+        put("phase", if self.over { "over" } else { "play" }.into());
+        put("to_play", self.current_player().into());
+        put(
+            "hands",
+            seats(&|s| {
+                if viewer.is_none_or(|v| v == s) {
+                    Self::cards_json(ids(self.hands[s]))
+                } else {
+                    Value::Null
+                }
+            }),
+        );
+        put("hand_sizes", seats(&|s| self.hands[s].count_ones().into()));
+        put("table", Self::cards_json(ids(self.table)));
+        put(
+            "piles",
+            seats(&|s| Self::cards_json(self.piles[s].as_slice().iter().copied())),
+        );
+        put("chain", chain);
+        put(
+            "last_play",
+            self.last_play.map_or(Value::Null, |l| {
+                json!({"seat": l.seat, "card": Self::rank_json(l.card), "captured": l.captured})
+            }),
+        );
+        put("last_capturer", self.last_capturer.into());
+        put("hands_won", seats(&|s| self.hands_won[s].into()));
+        put("past_hands", past.into());
+        put(
+            "winners",
+            if self.over {
+                json!((0..n)
+                    .filter(|&s| self.winners & (1 << s) != 0)
+                    .collect::<Vec<_>>())
+            } else {
+                Value::Null
+            },
+        );
+        Value::Object(m)
+    }
+
+    fn observe(&self, seat: usize, out: &mut [f32]) {
+        let n = self.n();
+        let rel = |q: usize| (q + n - seat) % n;
+        let mut at = 0usize;
+        let mut block = |size: usize| {
+            let start = at;
+            at += size;
+            start
+        };
+        let b = block(2);
+        out[b + self.over as usize] = 1.0;
+        let b = block(5);
+        if let Some(p) = self.current_player() {
+            out[b + rel(p)] = 1.0;
+        }
+        let b = block(50);
+        for r in 0..RANKS {
+            out[b + r * 5 + (self.hands[seat] & rank_cards(r)).count_ones() as usize] = 1.0;
+        }
+        let b = block(10);
+        for c in ids(self.table) {
+            out[b + rank_of(c)] = 1.0;
+        }
+        let b = block(110);
+        for q in 0..n {
+            let o = b + rel(q) * 22;
+            let pile = &self.piles[q];
+            out[o] = (pile.len as f64 / 40.0) as f32;
+            out[o + 1 + pile.top().map_or(RANKS, rank_of)] = 1.0;
+            for &c in pile.as_slice() {
+                out[o + 12 + rank_of(c)] += 0.25;
+            }
+        }
+        let b = block(5);
+        for q in 0..n {
+            out[b + rel(q)] = (self.hands[q].count_ones() as f64 / 12.0) as f32;
+        }
+        let b = block(23);
+        if self.chain_len > 0 {
+            let len = self.chain_len as usize;
+            out[b] = 1.0;
+            out[b + 1 + rank_of(self.chain_cards[0])] = 1.0;
+            out[b + 11 + (len - 2)] = 1.0;
+            for &s in &self.chain_seats[..len] {
+                out[b + 13 + rel(s as usize)] = 1.0;
+            }
+            out[b + 18 + rel(self.chain_seats[len - 1] as usize)] = 1.0;
+        }
+        let b = block(16);
+        if let Some(l) = self.last_play {
+            out[b + rel(l.seat as usize)] = 1.0;
+            out[b + 5 + rank_of(l.card)] = 1.0;
+            out[b + 15] = l.captured as u8 as f32;
+        }
+        let b = block(6);
+        out[b + rel(self.dealer as usize)] = 1.0;
+        out[b + 5] = (self.plays_done as f64 / 36.0) as f32;
+        let b = block(6);
+        for q in 0..n {
+            out[b + rel(q)] = (self.hands_won[q] as f64 / self.rules.hands_to_win as f64) as f32;
+        }
+        out[b + 5] = (self.rules.hands_to_win as f64 / 100.0) as f32;
+        let b = block(10);
+        for c in ids(self.unseen(seat)) {
+            out[b + rank_of(c)] += 0.25;
+        }
+        debug_assert_eq!(at, out.len());
+    }
+
+    fn render(&self, viewer: Option<usize>) -> String {
+        use std::fmt::Write;
+        let names = |cards: &mut dyn Iterator<Item = u8>| {
+            cards.map(|c| PACK.name_of(c)).collect::<Vec<_>>().join(" ")
+        };
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Cau Robat, hand {}, dealer seat {}",
+            self.hand + 1,
+            self.dealer
+        );
+        let _ = writeln!(s, "table: {}", names(&mut ids(self.table)));
+        if self.chain_len > 0 {
+            let len = self.chain_len as usize;
+            let _ = writeln!(
+                s,
+                "chain of {}: {} by seats {:?}",
+                RANK_VALUES[rank_of(self.chain_cards[0])],
+                names(&mut self.chain_cards[..len].iter().copied()),
+                &self.chain_seats[..len]
+            );
+        }
+        for q in 0..self.n() {
+            let mark = if self.current_player() == Some(q) {
+                ">"
+            } else {
+                " "
+            };
+            let hand = if viewer.is_none_or(|v| v == q) {
+                names(&mut ids(self.hands[q]))
+            } else {
+                format!("{} cards", self.hands[q].count_ones())
+            };
+            let top = self.piles[q]
+                .top()
+                .map_or("-".to_string(), |c| PACK.name_of(c));
+            let _ = writeln!(
+                s,
+                "{mark} seat {q}: pile {} (top {top}), hands won {}, hand {hand}",
+                self.piles[q].len, self.hands_won[q]
+            );
+        }
+        let _ = write!(s, "{}", if self.over { "match over" } else { "play" });
+        s
+    }
+
+    fn deal_summary(&self, seat: usize) -> String {
+        let mut dealt: Vec<u8> = Vec::new();
+        let mut i = 0;
+        let size = self.rules.table_size();
+        let mut ranks = 0u16;
+        for &c in &self.deck {
+            if (ranks.count_ones() as usize) < size && ranks & (1 << rank_of(c)) == 0 {
+                ranks |= 1 << rank_of(c);
+            } else {
+                if self.rules.recipient(self.dealer as usize, i) == seat {
+                    dealt.push(c);
+                }
+                i += 1;
+            }
+        }
+        dealt.sort_unstable();
+        format!(
+            "hand {} dealer {} dealt {}",
+            self.hand + 1,
+            self.dealer,
+            dealt
+                .iter()
+                .map(|&c| PACK.name_of(c))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    }
+
+    fn action_seen_by(&self, action: Action, _seat: usize) -> Option<String> {
+        let card = (self.hands[self.to_play as usize] & rank_cards(action.0 as usize))
+            .trailing_zeros() as u8;
+        Some(format!(
+            "seat {}: play {}",
+            self.to_play,
+            PACK.name_of(card)
+        ))
+    }
+
+    fn resample_deal(
+        start: &Self,
+        actions: &[Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        let n = start.n();
+        // A player who played a card of some rank held no lower card id of that rank then.
+        let mut forbidden = [0u64; MAX_PLAYERS];
+        let mut s = start.clone();
+        for &a in actions {
+            let q = s.to_play as usize;
+            let r = a.0 as usize;
+            let card = (s.hands[q] & rank_cards(r)).trailing_zeros() as u8;
+            forbidden[q] |= rank_cards(r) & (bit(card) - 1);
+            s.apply_unchecked(a);
+        }
+        // Swap the other players' held cards at random, keeping every constraint.
+        let mut slots: Vec<(u8, usize)> = (0..n)
+            .filter(|&q| q != seat)
+            .flat_map(|q| ids(s.hands[q]).map(move |c| (c, q)))
+            .collect();
+        let len = slots.len() as u64;
+        for _ in 0..20 * len {
+            let (i, j) = (
+                rng.below(len.max(1)) as usize,
+                rng.below(len.max(1)) as usize,
+            );
+            let ((ci, qi), (cj, qj)) = (slots[i], slots[j]);
+            if qi != qj && forbidden[qj] & bit(ci) == 0 && forbidden[qi] & bit(cj) == 0 {
+                slots[i].0 = cj;
+                slots[j].0 = ci;
+            }
+        }
+        // The deck in canonical form: the table first, then the hand-dealing sequence, where
+        // each held card of another seat takes the place of one that seat still holds.
+        let mut new_cards: [Vec<u8>; MAX_PLAYERS] = Default::default();
+        for &(c, q) in &slots {
+            new_cards[q].push(c);
+        }
+        let mut deck: Vec<u8> = ids(start.table).collect();
+        let size = start.rules.table_size();
+        let mut ranks = 0u16;
+        let mut i = 0;
+        for &c in &start.deck {
+            if (ranks.count_ones() as usize) < size && ranks & (1 << rank_of(c)) == 0 {
+                ranks |= 1 << rank_of(c);
+                continue;
+            }
+            let q = start.rules.recipient(start.dealer as usize, i);
+            i += 1;
+            deck.push(if q != seat && s.hands[q] & bit(c) != 0 {
+                new_cards[q].pop()?
+            } else {
+                c
+            });
+        }
+        Some((deck, actions.to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranks(values: &[u8]) -> u16 {
+        values.iter().fold(0, |m, v| {
+            m | 1 << RANK_VALUES.iter().position(|x| x == v).unwrap()
+        })
+    }
+
+    #[test]
+    fn table_runs() {
+        // C3: table 3 4 6 7 10 11, play 11 -> 11 10 7 6.
+        assert_eq!(
+            table_run(ranks(&[3, 4, 6, 7, 10, 11]), 8),
+            ranks(&[6, 7, 10, 11])
+        );
+        // C4: play 5 -> nothing (no 5 on the table).
+        assert_eq!(table_run(ranks(&[3, 4, 6, 7, 10, 11]), 4), 0);
+        // C15: every rank -> everything.
+        assert_eq!(table_run(0x3FF, 4), 0x3FF);
+        // C9: 1 2 6 12, play 1 -> 12 1 2.
+        assert_eq!(table_run(ranks(&[1, 2, 6, 12]), 0), ranks(&[1, 2, 12]));
+    }
+
+    #[test]
+    fn action_strings_round_trip() {
+        for i in 0..Action::COUNT {
+            let a = Action::from_index(i).unwrap();
+            assert_eq!(Action::parse(&a.to_string()).unwrap(), a);
+        }
+        for bad in [
+            "", "play", "play 8", "play 0", "play 13", "play 7o", "take 7",
+        ] {
+            assert!(Action::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
