@@ -688,7 +688,7 @@ fn cau_robat_rank(value: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 #[pyfunction]
-fn cau_robat_run(table_ranks: &Bound<'_, PyAny>, rank: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+fn cau_robat_run(table_ranks: &Bound<'_, PyAny>, rank: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     let mut table = 0u16;
     let items = table_ranks
         .try_iter()
