@@ -706,7 +706,7 @@ fn cau_robat_run(table_ranks: &Bound<'_, PyAny>, rank: &Bound<'_, PyAny>) -> PyR
     let run = cau_robat::table_run(table, cau_robat_rank(rank)?);
     Ok((0..10)
         .filter(|r| run & (1 << r) != 0)
-        .map(|r| cau_robat::RANK_VALUES[r])
+        .map(|r| u32::from(cau_robat::RANK_VALUES[r]))
         .collect())
 }
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.errors import ConfigError
+from tapete.reference.cau_robat import CauRobatGame
 from tapete.reference.cicera import CiceraGame
 from tapete.reference.spoil_five import SpoilFiveGame
 
@@ -22,6 +23,7 @@ TERMINAL = -4
 _GAMES: dict[str, Callable[..., Any]] = {
     "spoil_five": SpoilFiveGame,
     "cicera": CiceraGame,
+    "cau_robat": CauRobatGame,
 }
 
 
