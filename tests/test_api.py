@@ -64,6 +64,32 @@ def cicera_deal(deck, dealer, config):
     return {"hands": [sorted(h, key=order.__getitem__) for h in hands], "table": table}
 
 
+CAU_ROBAT_RANKS = ["1", "2", "3", "4", "5", "6", "7", "10", "11", "12"]
+CAU_ROBAT_PACK = [r + s for r in CAU_ROBAT_RANKS for s in "OCEB"]  # ascending card id
+
+
+def cau_robat_deal(deck, dealer, config):
+    """Table and hands dealt from ``deck`` (docs/rules/cau_robat.md, "The deal")."""
+    n = config["players"]
+    size = 5 if n == 5 else 4
+    table, rest = [], []
+    for card in deck:
+        rank = card[:-1]
+        if len(table) < size and all(t[:-1] != rank for t in table):
+            table.append(card)
+        else:
+            rest.append(card)
+    hands = [[] for _ in range(n)]
+    for i, card in enumerate(rest):
+        offset = i - 30 if n == 5 and i >= 30 else (i % (3 * n)) // 3
+        hands[(dealer + 1 + offset) % n].append(card)
+    order = {card: i for i, card in enumerate(CAU_ROBAT_PACK)}
+    return {
+        "hands": [sorted(h, key=order.__getitem__) for h in hands],
+        "table": sorted(table, key=order.__getitem__),
+    }
+
+
 def spoil_five_max_length(config):
     extra = config["max_extra_deals"] if config["leftover_pool"] == "play_on" else 0
     return (config["num_deals"] + extra) * (5 * config["players"] + 2)
@@ -291,6 +317,94 @@ GAMES = {
             "scores",
             "past_hands",
             "winner",
+        ],
+    },
+    "cau_robat": {
+        # docs/rules/cau_robat.md, "Configuration"
+        "defaults": {
+            "players": 4,
+            "hands_to_win": 1,
+            "first_dealer": "random",
+            "sequence_direction": "both",
+            "rank_conflict": "table_priority",
+            "own_pile_links": False,
+            "multi_pile_same_rank": "all",
+            "direct_pile_match": False,
+            "stack_order": "walk",
+            "cau_enabled": True,
+            "chain_penalty_payers": "chain_members",
+            "net_bonus": False,
+            "leftover_table_cards": "unclaimed",
+            "hand_tie": "void",
+            "max_hands": 100,
+        },
+        "effective": lambda cfg: cfg,
+        "num_players": lambda cfg: cfg["players"],
+        "num_distinct_actions": 10,
+        "tensor_shape": lambda cfg: (243,),
+        "max_game_length": lambda cfg: (
+            (35 if cfg["players"] == 5 else 36)
+            * (1 if cfg["hands_to_win"] == 1 else cfg["max_hands"])
+        ),
+        "configs": [
+            {"players": 3, "first_dealer": 1},
+            {"players": 5, "hands_to_win": 2, "hand_tie": "shared"},
+            {"stack_order": "played_on_top", "net_bonus": True, "direct_pile_match": True},
+            {"sequence_direction": "down_only", "cau_enabled": False, "max_hands": 3},
+        ],
+        "other_config": {"players": 3},
+        "bad_configs": {
+            "players=2": {"players": 2},
+            "players=6": {"players": 6},
+            "first_dealer=4": {"players": 4, "first_dealer": 4},
+            "hands_to_win=0": {"hands_to_win": 0},
+            "max_hands=0": {"max_hands": 0},
+            "sequence_direction=word": {"sequence_direction": "sideways"},
+            "stack_order=word": {"stack_order": "random"},
+            "hand_tie=word": {"hand_tie": "replay"},
+            "net_bonus=1": {"net_bonus": 1},
+            "players=True": {"players": True},
+            "players='4'": {"players": "4"},
+            "unknown": {"num_players": 4},
+        },
+        "pack": CAU_ROBAT_PACK,
+        "bad_card": "8O",
+        "bad_cards": ["ZZ", "8O", "13O", "0O", "1X", "8", "", "ÄO"],
+        "bad_action_strings": [
+            "play",
+            "play 8",
+            "play 0",
+            "play 13",
+            "play 7O",
+            "play 7 7",
+            "take 7",
+            "play seven",
+            "play7",
+            "♠♥",
+        ],
+        "aliases": {"PLAY 7": "play 7", "Play 12": "play 12", "play  10": "play 10"},
+        "deal": cau_robat_deal,
+        "multi_deal_config": {"hands_to_win": 3},
+        "deal_key": "hand",
+        "public_action": lambda a: True,
+        "view_keys": [
+            "game",
+            "viewer",
+            "players",
+            "hand",
+            "dealer",
+            "phase",
+            "to_play",
+            "hands",
+            "hand_sizes",
+            "table",
+            "piles",
+            "chain",
+            "last_play",
+            "last_capturer",
+            "hands_won",
+            "past_hands",
+            "winners",
         ],
     },
 }
@@ -537,7 +651,7 @@ def test_bad_decks(impl):
 def test_deck_fixes_the_first_deal_and_decks_the_second(impl):
     for name in impl.list_games():
         d = data(name)
-        game = impl.load_game(name)  # default config: several deals
+        game = impl.load_game(name, **d.get("multi_deal_config", {}))  # several deals
         config = game.config()
         d0, d1 = list(d["pack"]), list(d["pack"])
         random.Random(10).shuffle(d0)

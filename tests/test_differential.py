@@ -16,6 +16,7 @@ import tapete.reference
 
 GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_GAMES", "2000"))
 CICERA_GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_CICERA_GAMES", "1000"))
+CAU_ROBAT_GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_CAU_ROBAT_GAMES", "1000"))
 
 
 @st.composite
@@ -84,6 +85,32 @@ def cicera_configs(draw: st.DrawFn) -> dict[str, Any]:
     return config
 
 
+@st.composite
+def cau_robat_configs(draw: st.DrawFn) -> dict[str, Any]:
+    players = draw(st.integers(3, 5))
+    config: dict[str, Any] = {"players": players, "hands_to_win": draw(st.integers(1, 2))}
+    if draw(st.booleans()):
+        config["first_dealer"] = draw(st.integers(0, players - 1))
+    options = {
+        "sequence_direction": st.sampled_from(["both", "up_only", "down_only"]),
+        "rank_conflict": st.sampled_from(["table_priority", "stop"]),
+        "own_pile_links": st.booleans(),
+        "multi_pile_same_rank": st.sampled_from(["all", "first_only"]),
+        "direct_pile_match": st.booleans(),
+        "stack_order": st.sampled_from(["walk", "played_on_top"]),
+        "cau_enabled": st.booleans(),
+        "chain_penalty_payers": st.sampled_from(["chain_members", "all_opponents"]),
+        "net_bonus": st.booleans(),
+        "leftover_table_cards": st.sampled_from(["unclaimed", "last_capturer"]),
+        "hand_tie": st.sampled_from(["void", "shared"]),
+        "max_hands": st.integers(1, 4),
+    }
+    for key, strategy in options.items():
+        if draw(st.booleans()):
+            config[key] = draw(strategy)
+    return config
+
+
 def assert_same(engine: Any, reference: Any, players: int, where: str) -> None:
     assert engine.current_player() == reference.current_player(), where
     legal = engine.legal_actions()
@@ -136,3 +163,9 @@ def test_spoil_five_lock_step(config: dict[str, Any], seed: int) -> None:
 @given(config=cicera_configs(), seed=st.integers(0, 2**64 - 1))
 def test_cicera_lock_step(config: dict[str, Any], seed: int) -> None:
     lock_step("cicera", config, seed)
+
+
+@settings(SETTINGS, max_examples=CAU_ROBAT_GAMES)
+@given(config=cau_robat_configs(), seed=st.integers(0, 2**64 - 1))
+def test_cau_robat_lock_step(config: dict[str, Any], seed: int) -> None:
+    lock_step("cau_robat", config, seed)

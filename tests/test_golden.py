@@ -27,6 +27,14 @@ PLAYTHROUGHS: dict[str, list[tuple[dict[str, Any], int]]] = {
         ({"players": 10, "renege_reference": "highest_trump_so_far", "num_deals": 1}, 4),
         ({"players": 3, "ante_mode": "reduced_after_spoil", "jink_payment": "jinker_stake"}, 5),
     ],
+    "cau_robat": [
+        ({"first_dealer": 0}, 1),
+        ({"players": 3, "hands_to_win": 2, "net_bonus": True}, 2),
+        (
+            {"players": 5, "stack_order": "played_on_top", "chain_penalty_payers": "all_opponents"},
+            3,
+        ),
+    ],
     "cicera": [
         ({"game_mode": "single_hand", "first_dealer": 0}, 1),
         ({"game_mode": "single_hand", "packet_size": 6, "left_bonus_mode": "rank_match"}, 2),
