@@ -235,7 +235,34 @@ impl ActionTrait for Action {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Item {
     Table(u8),
-    Pile(usize),
+    Pile(u8),
+}
+
+/// The items of one direction of a run, without allocating (at most 4 per rank).
+#[derive(Clone, Copy)]
+struct Items {
+    buf: [Item; 4 * RANKS],
+    len: usize,
+}
+
+impl Default for Items {
+    fn default() -> Self {
+        Items {
+            buf: [Item::Table(0); 4 * RANKS],
+            len: 0,
+        }
+    }
+}
+
+impl Items {
+    fn push(&mut self, item: Item) {
+        self.buf[self.len] = item;
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[Item] {
+        &self.buf[..self.len]
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -326,30 +353,32 @@ impl CauRobat {
     }
 
     /// The run through rank `r` for `capturer`: the items below, then above, nearest first.
-    fn collect_run(&self, r: usize, capturer: usize) -> (Vec<Item>, Vec<Item>) {
+    fn collect_run(&self, r: usize, capturer: usize) -> [Items; 2] {
         let mut visited = 1u16 << r;
-        let mut parts = (Vec::new(), Vec::new());
+        let mut parts = [Items::default(); 2];
         for (up, wanted) in [(false, self.rules.down), (true, self.rules.up)] {
             if !wanted {
                 continue;
             }
-            let items = if up { &mut parts.1 } else { &mut parts.0 };
+            let items = &mut parts[up as usize];
             let mut x = step(r, up);
             while visited & (1 << x) == 0 {
                 let table = self.table_card(x);
-                let piles: Vec<usize> = self.piles_topped(x, capturer).collect();
-                if self.rules.stop_on_conflict && table.is_some() && !piles.is_empty() {
+                let mut piles = self.piles_topped(x, capturer).peekable();
+                if self.rules.stop_on_conflict && table.is_some() && piles.peek().is_some() {
                     break;
                 }
                 if let Some(t) = table {
                     items.push(Item::Table(t));
-                } else if !piles.is_empty() {
+                } else if piles.peek().is_some() {
                     let take = if self.rules.first_pile_only {
                         1
                     } else {
-                        piles.len()
+                        MAX_PLAYERS
                     };
-                    items.extend(piles[..take].iter().map(|&q| Item::Pile(q)));
+                    piles
+                        .take(take)
+                        .for_each(|q| items.push(Item::Pile(q as u8)));
                 } else if !(self.rules.own_pile_links
                     && self.piles[capturer].top().is_some_and(|c| rank_of(c) == x))
                 {
@@ -362,33 +391,37 @@ impl CauRobat {
         parts
     }
 
+    /// Moves one item of a capture onto `capturer`'s pile.
+    fn take(&mut self, capturer: usize, item: Item) {
+        match item {
+            Item::Table(c) => {
+                self.table &= !bit(c);
+                self.piles[capturer].push(c);
+            }
+            Item::Pile(q) => {
+                let block = std::mem::replace(&mut self.piles[q as usize], Pile::EMPTY);
+                for &c in block.as_slice() {
+                    self.piles[capturer].push(c);
+                }
+            }
+        }
+    }
+
     /// Takes `matched` (cards already off the table, the played card last, and robbed piles
     /// standing for a table card) with the run through rank `r`, onto `capturer`'s pile.
     fn execute_capture(&mut self, r: usize, capturer: usize, matched: &[Item]) {
-        let (down, up) = self.collect_run(r, capturer);
-        let mut packet: Vec<Item> = Vec::with_capacity(16);
+        let [down, up] = self.collect_run(r, capturer);
         if self.rules.played_on_top {
-            packet.extend(down.iter().rev());
-            packet.extend(&up);
-            packet.extend(matched);
+            down.as_slice()
+                .iter()
+                .rev()
+                .for_each(|&i| self.take(capturer, i));
+            up.as_slice().iter().for_each(|&i| self.take(capturer, i));
+            matched.iter().for_each(|&i| self.take(capturer, i));
         } else {
-            packet.extend(matched);
-            packet.extend(&down);
-            packet.extend(&up);
-        }
-        for item in packet {
-            match item {
-                Item::Table(c) => {
-                    self.table &= !bit(c);
-                    self.piles[capturer].push(c);
-                }
-                Item::Pile(q) => {
-                    let block = std::mem::replace(&mut self.piles[q], Pile::EMPTY);
-                    for &c in block.as_slice() {
-                        self.piles[capturer].push(c);
-                    }
-                }
-            }
+            matched.iter().for_each(|&i| self.take(capturer, i));
+            down.as_slice().iter().for_each(|&i| self.take(capturer, i));
+            up.as_slice().iter().for_each(|&i| self.take(capturer, i));
         }
         self.last_capturer = Some(capturer as u8);
     }
@@ -425,7 +458,7 @@ impl CauRobat {
             .map(|&c| Item::Table(c))
             .collect();
         self.chain_len = 0;
-        self.execute_capture(r, capturer, &matched);
+        self.execute_capture(r, capturer, &matched[..len]);
         let everyone = (1u8 << self.n()) - 1;
         let payers = if self.rules.all_opponents_pay {
             everyone
@@ -465,7 +498,8 @@ impl CauRobat {
             match self.table_card(r) {
                 None if !direct.is_empty() => {
                     // The piles stand for the table card; the played card joins the table first.
-                    let mut matched: Vec<Item> = direct.iter().map(|&q| Item::Pile(q)).collect();
+                    let mut matched: Vec<Item> =
+                        direct.iter().map(|&q| Item::Pile(q as u8)).collect();
                     self.table |= bit(card);
                     matched.push(Item::Table(card));
                     self.execute_capture(r, seat, &matched);
