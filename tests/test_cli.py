@@ -530,3 +530,265 @@ def test_selfplay_cicera(capsys: pytest.CaptureFixture[str]) -> None:
         assert fragment in out
     for mean in expected_means(50, 1, {}, name="cicera"):
         assert f"{mean:+.3f}" in out
+
+
+# ---- Cau Robat --------------------------------------------------------------------------------
+
+SPANISH_PACK = [f"{rank}{suit}" for rank in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12) for suit in "OCEB"]
+CR_CARD = r"(?:1[0-2]|[1-7])[OCEB]"
+CR_PLAY_LINE = re.compile(rf"^(?:You play|Seat \d plays) ({CR_CARD})(?::|$)")
+
+
+def run_cau_robat(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lines: list[str],
+    *args: str,
+) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(["play", "cau_robat", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def cau_robat_script(
+    seed: int, config: dict[str, Any], seat: int = 0, turns: int | None = None
+) -> tuple[list[str], tapete.State, list[str]]:
+    """What a person at ``seat`` types in ``tapete play cau_robat``: at the first turn a
+    mistyped move, a number that is no rank and a rank not held; then the highest rank held,
+    typed in turn as a bare rank, as ``play <rank>`` and as ``PLAY <rank>``; ``turns`` turns
+    (all the game when None; then the state is left at the next turn of ``seat``, where the
+    person quits). Returns the lines, the state reached and every card played."""
+    state = tapete.load_game("cau_robat", **config).new_initial_state(seed)
+    bots = random.Random(seed)  # the bots of cmd_play
+    lines: list[str] = []
+    played: list[str] = []
+    mine = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        actor = state.current_player()
+        if actor == seat and mine == turns:
+            break
+        if actor != seat:
+            action = bots.choice(legal)
+        else:
+            hand = state.view(seat)["hands"][seat]
+            if not lines:
+                held = {card[:-1] for card in hand}
+                ranks = ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")
+                lines += ["banana", "8", next((r for r in ranks if r not in held), "9")]
+            action = legal[-1]
+            rank = state.action_to_string(action).split(" ")[1]
+            lines.append([rank, f"play {rank}", f"PLAY {rank}"][mine % 3])
+            mine += 1
+        rank = state.action_to_string(action).split(" ")[1]
+        played.append(next(c for c in state.view()["hands"][actor] if c[:-1] == rank))
+        state.apply_action(action)
+    return lines, state, played
+
+
+def test_games_lists_cau_robat(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"│ cau_robat\s+│ 3–5 \(default 4\)\s+│", out)
+    assert "Cau Robat" in out
+    for option in ("hands_to_win=1", "cau_enabled=true", "stack_order=walk", "net_bonus=false"):
+        assert option in out
+
+
+def test_play_cau_robat_hand(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A whole hand (the default match) typed on stdin: errors, bare ranks and move texts; every
+    play told once with its card; a cau and a robbed pile on the way; the returns at the end."""
+
+    def eventful(seed: int) -> bool:
+        state = tapete.load_game("cau_robat").new_initial_state(seed)
+        _, final, _ = cau_robat_script(seed, {})
+        cau = robbed = False
+        for action in final.history():
+            before = state.view()
+            state.apply_action(action)
+            after = state.view()
+            cau = cau or after["chain"] is not None
+            robbed = robbed or any(b and not a for b, a in zip(before["piles"], after["piles"]))
+        return cau and robbed
+
+    seed = next(s for s in range(60) if eventful(s))
+    lines, final, played = cau_robat_script(seed, {})
+    code, out, err = run_cau_robat(monkeypatch, capsys, lines, "--seed", str(seed))
+    assert code == 0, err
+    assert err == ""
+    assert '"banana" is not a Cau Robat action' in out
+    assert "'8' is not the rank of a move now" in out
+    assert f"{lines[2]!r} is not the rank of a move now" in out
+    assert "Cau Robat · hand 1 · dealer:" in out and "Your hand" in out and "Table" in out
+    assert "Your moves (type the rank)" in out and "hands won" in out and "top" in out
+    told = [m.group(1) for m in map(CR_PLAY_LINE.match, out.splitlines()) if m]
+    assert told == played and len(told) == 36  # every play, with its card, in order
+    assert re.search(rf"Seat \d plays {CR_CARD}: no capture", out)
+    assert re.search(rf"(Seat \d plays|You play) {CR_CARD}: cau on (your|seat \d's) {CR_CARD}", out)
+    assert re.search(r"and robs? (your|seat \d's) pile \(\d+ cards?, top", out)
+    assert re.search(r"settles (your|seat \d's) cau: (you )?takes? ", out)
+    assert re.search(r"Hand 1 over: piles \d+-\d+-\d+-\d+: ", out)
+    assert "Past hands" in out and "Game over" in out
+    match = re.search(r"Returns: (\[.*\]); yours: ([+-][\d.]+)", out)
+    assert match is not None
+    returns = json.loads(match.group(1))
+    assert returns == pytest.approx(final.returns(), abs=1e-4)
+    # the same seed and the same answers replay the same game
+    code, again, _ = run_cau_robat(monkeypatch, capsys, lines, "--seed", str(seed))
+    assert code == 0 and again == out
+
+
+def test_play_cau_robat_match(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = {"players": 3, "hands_to_win": 2}
+    lines, final, played = cau_robat_script(4, config, seat=1)
+    args = ["--seed", "4", "--seat", "1", "--players", "3", "hands_to_win=2"]
+    code, out, err = run_cau_robat(monkeypatch, capsys, lines, *args)
+    assert code == 0, err
+    assert "first to win 2 hands" in out and "/ 2" in out
+    told = [m.group(1) for m in map(CR_PLAY_LINE.match, out.splitlines()) if m]
+    assert told == played  # the last card of a hand too, once the next hand is dealt
+    hands = len(final.view()["past_hands"])
+    assert hands >= 2 and out.count(" over: piles ") == hands
+    assert "Hand 2: " in out and "deal" in out and "Past hands" in out
+    assert re.search(r"hands won \d-\d-\d, target 2", out)
+    assert re.search(r"(wins|win|share) the match|The match is drawn", out)
+    assert "1 (you)" in out and "Game over" in out
+
+
+def test_play_cau_robat_never_shows_hidden_cards(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Quit half-way through a hand: no card still in another hand ever appears."""
+    for seed, seat, config in ((2, 0, {}), (7, 2, {"players": 5}), (11, 1, {"players": 3})):
+        lines, state, _ = cau_robat_script(seed, config, seat=seat, turns=4)
+        options = [f"players={config['players']}"] if config else []
+        args = ["--seed", str(seed), "--seat", str(seat), *options]
+        code, out, _ = run_cau_robat(monkeypatch, capsys, [*lines, "quit"], *args)
+        assert code == 0 and "Bye" in out
+        full = state.view()
+        assert full["to_play"] == seat and full["phase"] == "play"
+        hidden = [card for s, hand in enumerate(full["hands"]) if s != seat for card in hand]
+        assert hidden
+        for card in hidden:
+            assert not re.search(CARD_TOKEN.format(card), out), card
+        mine = state.view(seat)["hands"][seat]
+        hand_lines = [line for line in out.splitlines() if line.startswith("Your hand")]
+        assert all(re.search(CARD_TOKEN.format(c), hand_lines[-1]) for c in mine)
+        assert len(re.findall(CR_CARD, hand_lines[-1])) == len(mine)
+
+
+CR_CONFIGS: list[dict[str, Any]] = [
+    {},
+    {"players": 3, "hands_to_win": 2},
+    {"players": 5, "chain_penalty_payers": "all_opponents"},
+    {"sequence_direction": "up_only", "rank_conflict": "stop"},
+    {"own_pile_links": True, "multi_pile_same_rank": "first_only"},
+    {"direct_pile_match": True, "stack_order": "played_on_top"},
+    {"net_bonus": True, "leftover_table_cards": "last_capturer", "players": 3},
+    {"cau_enabled": False, "hand_tie": "shared", "hands_to_win": 2},
+]
+
+
+@pytest.mark.parametrize("config", CR_CONFIGS)
+def test_cau_robat_narration_follows_the_engine(config: dict[str, Any]) -> None:
+    """Driven directly, bots eager to cau: each play is told in one line (then the chain it
+    settles, the leftovers and the hand's end), and the position the narration steps through
+    is the engine's after every move, under every option."""
+    from rich.console import Console
+
+    game = tapete.load_game("cau_robat", **config)
+    n = game.num_players()
+    seen: set[str] = set()
+    for seed in range(4):
+        seat = seed % n
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=400)
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        cards = []
+        while not state.is_terminal():
+            v = state.view()
+            legal = {state.action_to_string(a): a for a in state.legal_actions()}
+            if v["chain"] is not None:
+                eager = f"play {v['chain']['rank']}"
+            elif v["last_play"] is not None and not v["last_play"]["captured"]:
+                eager = f"play {v['last_play']['card'][:-1]}"
+            else:
+                eager = ""
+            action = legal.get(eager, rng.choice(list(legal.values())))
+            text = state.action_to_string(action)
+            cards.append(next(c for c in v["hands"][v["to_play"]] if c[:-1] == text[5:]))
+            before = state.clone()
+            actor = state.current_player()
+            state.apply_action(action)
+            move = cli.Move(game, before, state, actor, action, text, seat)
+            before_view, after_view = before.view(seat), state.view(seat)
+            _, position = cli._cr_resolve(before_view, actor, cards[-1], game.config())
+            over = len(after_view["past_hands"]) > len(before_view["past_hands"])
+            assert cli._cr_consistent(before_view, after_view, position, over)
+            cli.narrate_cau_robat(console, move)
+        out = buffer.getvalue()
+        told = [m.group(1) for m in map(CR_PLAY_LINE.match, out.splitlines()) if m]
+        assert told == cards
+        hidden_free = [line for line in out.splitlines() if "?" in line]
+        assert not hidden_free
+        hands = len(state.view()["past_hands"])
+        assert out.count(" over: piles ") == hands
+        for fragment in ("cau on", "recau on", "contracau on", "settles", "robs", "net bonus"):
+            if fragment in out:
+                seen.add(fragment)
+    if config.get("cau_enabled", True):
+        assert {"cau on", "recau on", "settles"} <= seen
+    else:
+        assert not seen & {"cau on", "recau on", "settles"}
+    if config.get("net_bonus"):
+        assert "net bonus" in seen
+
+
+def test_cau_robat_bare_rank_is_not_a_move_number() -> None:
+    state = tapete.load_game("cau_robat").new_initial_state(3)
+    legal = state.legal_actions()
+    keys = {state.action_to_string(a).split(" ")[1]: a for a in legal}
+    for rank, action in keys.items():
+        assert cli.parse_move(state, legal, rank, keys, "rank") == action
+        assert cli.parse_move(state, legal, f" play  {rank} ", keys, "rank") == action
+    missing = next(r for r in ("1", "2", "3", "4", "5", "6", "7") if r not in keys)
+    with pytest.raises(cli.CliError, match="is not the rank of a move now"):
+        cli.parse_move(state, legal, missing, keys, "rank")
+    with pytest.raises(cli.CliError, match="not legal now"):
+        cli.parse_move(state, legal, f"play {missing}", keys, "rank")
+
+
+def test_selfplay_cau_robat(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "cau_robat", "--games", "50", "--seed", "1", "--players", "5"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    out = captured.out
+    assert "cau_robat · 5 players · 50 random games" in out
+    for fragment in ("mean return", "95% interval", "games/s", "mean game length"):
+        assert fragment in out
+    assert "35.0 actions" in out  # one hand of seven cards each
+    for mean in expected_means(50, 1, {"players": 5}, name="cau_robat"):
+        assert f"{mean:+.3f}" in out
+
+
+def test_play_cau_robat_through_a_pipe() -> None:
+    lines, _, _ = cau_robat_script(6, {}, turns=3)
+    result = subprocess.run(
+        [sys.executable, "-m", "tapete", "play", "cau_robat", "--seed", "6"],
+        input="".join(f"{line}\n" for line in [*lines, "quit"]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "\x1b[" not in result.stdout  # no colour into a pipe
+    assert "Your move> banana" in result.stdout  # piped answers are echoed
+    assert "Bye" in result.stdout

@@ -3,6 +3,7 @@
     tapete games
     tapete play spoil_five --seat 0 --seed 3 jinking=false
     tapete play cicera --seed 3 game_mode=single_hand
+    tapete play cau_robat --players 3 --seed 3 hands_to_win=2
     tapete selfplay spoil_five --games 10000 --seed 1 players=5
 
 Everything generic (the game list, option parsing, self-play, the play loop) works for any
@@ -1346,14 +1347,14 @@ def _cr_table_cards(cards: Sequence[str]) -> Text:
     return out
 
 
-def _cr_chain_lines(v: dict[str, Any], cfg: dict[str, Any], seat: int) -> list[Text]:
+def _cr_chain_lines(v: dict[str, Any], cfg: dict[str, Any], seat: int, fancy: bool) -> list[Text]:
     chain = v["chain"]
     level = CR_LEVELS[len(chain["cards"])]
     capturer: int = chain["seats"][-1]
     head = Text(f"Pending {level}  ", style="bold magenta")
     head.append(f"on the {chain['rank']}s: ")
     head.append_text(
-        Text(" → ").join(
+        Text(" → " if fancy else " -> ").join(
             Text(f"{_seat_name(s, seat)} ").append_text(_cr_card(c))
             for s, c in zip(chain["seats"], chain["cards"], strict=True)
         )
@@ -1437,7 +1438,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
         if s == v["last_capturer"]:
             notes.append("captured last")
         if chain is not None and s in chain["seats"]:
-            notes.append("would capture the chain" if s == chain["seats"][-1] else "in the chain")
+            notes.append("takes the chain" if s == chain["seats"][-1] else "in the chain")
         pointer = ("▶" if fancy else ">") if s == v["to_play"] else ""
         won = Text(f"{v['hands_won'][s]} / {target}")
         if v["winners"] and s in v["winners"]:
@@ -1454,7 +1455,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
     console.print(seats)
 
     if chain is not None:
-        for line in _cr_chain_lines(v, cfg, seat):
+        for line in _cr_chain_lines(v, cfg, seat, fancy):
             console.print(line)
     elif cfg.get("cau_enabled", True):
         hint = _cr_cau_hint(v, seat)
