@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import copy
 import json
-import numbers
-import operator
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +29,18 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.reference._base import (
+    TERMINAL,
+    as_int,
+    boolean,
+    check_deck,
+    check_seed,
+    choice,
+    first_dealer,
+    int_in,
+    merge_config,
+)
+from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import SPANISH
 from tapete.reference.rng import MASK64, SplitMix64
 
@@ -46,7 +55,6 @@ __all__ = [
 ]
 
 GAME_NAME = "cau_robat"
-TERMINAL = -4
 NUM_CARDS = 40
 NUM_RANKS = 10
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)  # rank value of each rank index, in cycle order
@@ -76,10 +84,6 @@ def _fmt_many(cards: Sequence[int]) -> list[str]:
 
 def _text(cards: Sequence[int]) -> str:
     return " ".join(_fmt_many(cards)) or "-"
-
-
-def _p(seat: int) -> str:
-    return f"P{seat}"
 
 
 def _step(k: int, direction: int) -> int:
@@ -145,9 +149,9 @@ def collect_run(
 
 def _parse_rank(value: object, what: str) -> int:
     """Rank index of a rank value 1..7, 10, 11, 12 (``ValueError`` otherwise)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    number = as_int(value)
+    if number is None:
         raise ValueError(f"{what} must be a rank among {RANKS}, got {value!r}")
-    number = operator.index(value)
     if number not in RANKS:
         raise ValueError(f"{what} must be a rank among {RANKS}, got {number}")
     return RANKS.index(number)
@@ -206,94 +210,25 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _BOOLS = ("own_pile_links", "direct_pile_match", "cau_enabled", "net_bonus")
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def _int_in(key: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
-    if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
-    if not low <= number <= high:
-        raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
-    return number
-
-
-def _choice(key: str, value: object) -> str:
-    options = _CHOICES[key]
-    if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    return bool(value)
-
-
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(str(k) for k in set(raw) - set(_DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) for cau_robat: {', '.join(unknown)} "
-            f"(expected some of: {', '.join(_DEFAULTS)})"
-        )
-    merged = {**_DEFAULTS, **raw}
+    merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
-    n = _int_in("players", merged["players"], 3, 5)
+    n = int_in("players", merged["players"], 3, 5)
     for key in _DEFAULTS:
         value = merged[key]
         if key == "players":
             cfg[key] = n
         elif key == "hands_to_win":
-            cfg[key] = _int_in(key, value, 1, 100)
+            cfg[key] = int_in(key, value, 1, 100)
         elif key == "max_hands":
-            cfg[key] = _int_in(key, value, 1, 1000)
+            cfg[key] = int_in(key, value, 1, 1000)
         elif key == "first_dealer":
-            if isinstance(value, str):
-                if value != "random":
-                    raise ConfigError(
-                        f'first_dealer must be "random" or a seat 0..{n - 1}, got {value!r}'
-                    )
-                cfg[key] = "random"
-            else:
-                cfg[key] = _int_in(key, value, 0, n - 1)
+            cfg[key] = first_dealer(value, n)
         elif key in _BOOLS:
-            cfg[key] = _bool(key, value)
+            cfg[key] = boolean(key, value)
         else:
-            cfg[key] = _choice(key, value)
+            cfg[key] = choice(key, value, _CHOICES[key])
     return cfg
-
-
-def _check_seed(seed: object) -> int:
-    if seed is None:
-        return secrets.randbits(64)
-    number = _as_int(seed)
-    if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
-    return number
-
-
-def _check_deck(deck: object) -> list[int]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(f"a deck must be a list of 40 card strings, top card first, got {deck!r}")
-    ids: list[int] = []
-    for card in deck:
-        number = _as_int(card)
-        if number is not None and 0 <= number < NUM_CARDS:
-            ids.append(number)
-            continue
-        try:
-            ids.append(SPANISH.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(NUM_CARDS)):
-        raise ConfigError("a deck must hold each of the 40 cards exactly once")
-    return ids
 
 
 def table_size(n: int) -> int:
@@ -369,12 +304,12 @@ class CauRobatGame:
             raise ConfigError("give either deck or decks, not both")
         given: list[list[int]] = []
         if deck is not None:
-            given = [_check_deck(deck)]
+            given = [check_deck(deck, SPANISH)]
         elif decks is not None:
             if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
                 raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return CauRobatState(self, _check_seed(seed), given)
+            given = [check_deck(d, SPANISH) for d in decks]
+        return CauRobatState(self, check_seed(seed), given)
 
     def deserialize_state(self, data: str) -> CauRobatState:
         return CauRobatState._deserialize(self, data)
@@ -686,7 +621,7 @@ class CauRobatState:
         return mask
 
     def _check_action(self, action: object) -> int:
-        a = _as_int(action)
+        a = as_int(action)
         if a is None:
             raise IllegalActionError(f"an action is an integer id 0..9, got {action!r}")
         if not 0 <= a < NUM_DISTINCT_ACTIONS:
@@ -710,7 +645,7 @@ class CauRobatState:
         self._rewards = [after - b for after, b in zip(self.returns(), before)]
 
     def action_to_string(self, action: int) -> str:
-        a = _as_int(action)
+        a = as_int(action)
         if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
             raise IllegalActionError(f"action id {action!r} is out of range 0..9")
         return f"play {RANKS[a]}"
@@ -745,7 +680,7 @@ class CauRobatState:
     # ---------------------------------------------------------------- observations ---------
 
     def _check_seat(self, player: object) -> int:
-        seat = _as_int(player)
+        seat = as_int(player)
         if seat is None or not 0 <= seat < self._n:
             raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
         return seat
@@ -950,15 +885,15 @@ class CauRobatState:
             raise ParseError("serialized state belongs to a game with another configuration")
         seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
         for name, value in (("seed", seed), ("rng", rng)):
-            number = _as_int(value)
+            number = as_int(value)
             if number is None or not 0 <= number <= MASK64:
                 raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(_as_int(a) is not None for a in history):
+        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
             raise ParseError("serialized history must be a list of action ids")
         if not isinstance(decks, list):
             raise ParseError("serialized decks must be a list of decks")
         try:
-            given = [_check_deck(deck) for deck in decks]
+            given = [check_deck(deck, SPANISH) for deck in decks]
         except ConfigError as err:
             raise ParseError(f"serialized deck is invalid: {err}") from None
         state = CauRobatState(game, seed, given)
@@ -985,7 +920,7 @@ class CauRobatState:
         ``seed``.
         """
         seat = self._check_seat(player)
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         h = self._hand
         n = self._n

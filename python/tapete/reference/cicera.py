@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import copy
 import json
-import numbers
-import operator
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +27,18 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.reference._base import (
+    TERMINAL,
+    as_int,
+    boolean,
+    check_deck,
+    check_seed,
+    choice,
+    first_dealer,
+    int_in,
+    merge_config,
+)
+from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import CICERA
 from tapete.reference.rng import MASK64, SplitMix64
 
@@ -50,7 +59,6 @@ __all__ = [
 ]
 
 GAME_NAME = "cicera"
-TERMINAL = -4
 NUM_PLAYERS = 4
 NUM_CARDS = 52
 
@@ -308,98 +316,29 @@ _BOOLS = (
 _PACKET_SIZES = (12, 6, 4)
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def _int_in(key: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
-    if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
-    if not low <= number <= high:
-        raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
-    return number
-
-
-def _choice(key: str, value: object) -> str:
-    options = _CHOICES[key]
-    if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    return bool(value)
-
-
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(str(k) for k in set(raw) - set(_DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) for cicera: {', '.join(unknown)} "
-            f"(expected some of: {', '.join(_DEFAULTS)})"
-        )
-    merged = {**_DEFAULTS, **raw}
+    merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
     for key in _DEFAULTS:
         value = merged[key]
         if key == "target_score":
-            cfg[key] = _int_in(key, value, 1, 1000)
+            cfg[key] = int_in(key, value, 1, 1000)
         elif key == "packet_size":
-            number = _as_int(value)
+            number = as_int(value)
             if number not in _PACKET_SIZES:
                 raise ConfigError(f"packet_size must be 12, 6 or 4, got {value!r}")
             cfg[key] = number
         elif key == "first_dealer":
-            if isinstance(value, str):
-                if value != "random":
-                    raise ConfigError(
-                        f'first_dealer must be "random" or a seat 0..3, got {value!r}'
-                    )
-                cfg[key] = "random"
-            else:
-                cfg[key] = _int_in(key, value, 0, NUM_PLAYERS - 1)
+            cfg[key] = first_dealer(value, NUM_PLAYERS)
         elif key == "spades_majority_points":
-            cfg[key] = _int_in(key, value, 0, 10)
+            cfg[key] = int_in(key, value, 0, 10)
         elif key == "max_hands":
-            cfg[key] = _int_in(key, value, 1, 1000)
+            cfg[key] = int_in(key, value, 1, 1000)
         elif key in _BOOLS:
-            cfg[key] = _bool(key, value)
+            cfg[key] = boolean(key, value)
         else:
-            cfg[key] = _choice(key, value)
+            cfg[key] = choice(key, value, _CHOICES[key])
     return cfg
-
-
-def _check_seed(seed: object) -> int:
-    if seed is None:
-        return secrets.randbits(64)
-    number = _as_int(seed)
-    if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
-    return number
-
-
-def _check_deck(deck: object) -> list[int]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(f"a deck must be a list of 52 card strings, top card first, got {deck!r}")
-    ids: list[int] = []
-    for card in deck:
-        number = _as_int(card)
-        if number is not None and 0 <= number < NUM_CARDS:
-            ids.append(number)
-            continue
-        try:
-            ids.append(CICERA.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(NUM_CARDS)):
-        raise ConfigError("a deck must hold each of the 52 cards exactly once")
-    return ids
 
 
 def packet_seat(dealer: int, j: int, packet_size: int, deal_style: str) -> int:
@@ -450,12 +389,12 @@ class CiceraGame:
             raise ConfigError("give either deck or decks, not both")
         given: list[list[int]] = []
         if deck is not None:
-            given = [_check_deck(deck)]
+            given = [check_deck(deck, CICERA)]
         elif decks is not None:
             if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
                 raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return CiceraState(self, _check_seed(seed), given)
+            given = [check_deck(d, CICERA) for d in decks]
+        return CiceraState(self, check_seed(seed), given)
 
     def deserialize_state(self, data: str) -> CiceraState:
         return CiceraState._deserialize(self, data)
@@ -506,10 +445,6 @@ class _Hand:
     plays: list[_Play] = field(default_factory=list)
     phase: str = "play"
     to_play: int = 0
-
-
-def _p(seat: int) -> str:
-    return f"P{seat}"
 
 
 class CiceraState:
@@ -679,7 +614,7 @@ class CiceraState:
         return mask
 
     def _check_action(self, action: object) -> int:
-        a = _as_int(action)
+        a = as_int(action)
         if a is None:
             raise IllegalActionError(f"an action is an integer id 0..155, got {action!r}")
         if not 0 <= a < NUM_DISTINCT_ACTIONS:
@@ -770,7 +705,7 @@ class CiceraState:
         self._end_turn(p)
 
     def action_to_string(self, action: int) -> str:
-        a = _as_int(action)
+        a = as_int(action)
         if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
             raise IllegalActionError(f"action id {action!r} is out of range 0..155")
         if a < CAPTURE_BASE:
@@ -813,7 +748,7 @@ class CiceraState:
     # ---------------------------------------------------------------- observations ---------
 
     def _check_seat(self, player: object) -> int:
-        seat = _as_int(player)
+        seat = as_int(player)
         if seat is None or not 0 <= seat < NUM_PLAYERS:
             raise ValueError(f"seat must be an integer in 0..3, got {player!r}")
         return seat
@@ -999,15 +934,15 @@ class CiceraState:
             raise ParseError("serialized state belongs to a game with another configuration")
         seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
         for name, value in (("seed", seed), ("rng", rng)):
-            number = _as_int(value)
+            number = as_int(value)
             if number is None or not 0 <= number <= MASK64:
                 raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(_as_int(a) is not None for a in history):
+        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
             raise ParseError("serialized history must be a list of action ids")
         if not isinstance(decks, list):
             raise ParseError("serialized decks must be a list of decks")
         try:
-            given = [_check_deck(deck) for deck in decks]
+            given = [check_deck(deck, CICERA) for deck in decks]
         except ConfigError as err:
             raise ParseError(f"serialized deck is invalid: {err}") from None
         state = CiceraState(game, seed, given)
@@ -1034,7 +969,7 @@ class CiceraState:
         unchanged, and future hands come from a new generator seeded with ``seed``.
         """
         seat = self._check_seat(player)
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         h = self._hand
         deck = list(h.deck)

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import numbers
-import operator
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +22,18 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.reference._base import (
+    TERMINAL,
+    as_int,
+    boolean,
+    check_deck,
+    check_seed,
+    choice,
+    first_dealer,
+    int_in,
+    merge_config,
+)
+from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import FRENCH
 from tapete.reference.rng import MASK64, SplitMix64
 
@@ -43,7 +52,6 @@ __all__ = [
 ]
 
 GAME_NAME = "spoil_five"
-TERMINAL = -4
 
 # Action ids (rules §8.2).
 NUM_DISTINCT_ACTIONS = 107
@@ -273,36 +281,10 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _STAKE_KEYS = ("base_stake", "dealer_stake", "pool_stake", "spoil_stake", "dealer_extra")
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def _is_int(value: object) -> bool:
-    return _as_int(value) is not None
-
-
-def _int_in(key: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
-    if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
-    if not low <= number <= high:
-        raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
-    return number
-
-
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(raw) - set(_DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) for spoil_five: {', '.join(unknown)} "
-            f"(expected some of: {', '.join(_DEFAULTS)})"
-        )
-    merged = {**_DEFAULTS, **raw}
+    merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
-    n = _int_in("players", merged["players"], 2, 10)
+    n = int_in("players", merged["players"], 2, 10)
     cfg["players"] = n
 
     parts = merged["partnerships"]
@@ -315,7 +297,7 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
         for team in parts:
             if not isinstance(team, (list, tuple)) or not team:
                 raise ConfigError(f"each team must be a non-empty list of seats, got {team!r}")
-            teams.append([_int_in("a partnership seat", s, 0, n - 1) for s in team])
+            teams.append([int_in("a partnership seat", s, 0, n - 1) for s in team])
         seats = sorted(s for team in teams for s in team)
         if seats != list(range(n)):
             raise ConfigError(
@@ -327,78 +309,33 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
     else:
         raise ConfigError(f'partnerships must be "none" or a list of teams, got {parts!r}')
 
-    first = merged["first_dealer"]
-    if isinstance(first, str):
-        if first != "random":
-            raise ConfigError(f'first_dealer must be "random" or a seat, got {first!r}')
-        cfg["first_dealer"] = "random"
-    else:
-        cfg["first_dealer"] = _int_in("first_dealer", first, 0, n - 1)
+    cfg["first_dealer"] = first_dealer(merged["first_dealer"], n, "a seat")
 
     batches = merged["deal_batches"]
     if (
         not isinstance(batches, (list, tuple))
-        or not all(_is_int(b) for b in batches)
+        or not all(as_int(b) is not None for b in batches)
         or [int(b) for b in batches] not in ([2, 3], [3, 2])
     ):
         raise ConfigError(f"deal_batches must be [2, 3] or [3, 2], got {batches!r}")
     cfg["deal_batches"] = [int(b) for b in batches]
 
     for key in ("ante_mode",):
-        cfg[key] = _choice(key, merged[key])
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
     for key in _STAKE_KEYS:
-        cfg[key] = _int_in(key, merged[key], 0, 1000)
+        cfg[key] = int_in(key, merged[key], 0, 1000)
     for key in ("rob_policy", "rob_timing", "renege_reference"):
-        cfg[key] = _choice(key, merged[key])
-    cfg["jinking"] = _bool("jinking", merged["jinking"])
-    cfg["jink_payment"] = _choice("jink_payment", merged["jink_payment"])
-    cfg["team_remainder"] = _choice("team_remainder", merged["team_remainder"])
-    cfg["early_spoil_stop"] = _bool("early_spoil_stop", merged["early_spoil_stop"])
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
+    cfg["jinking"] = boolean("jinking", merged["jinking"])
+    for key in ("jink_payment", "team_remainder"):
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
+    cfg["early_spoil_stop"] = boolean("early_spoil_stop", merged["early_spoil_stop"])
     deals = merged["num_deals"]
-    cfg["num_deals"] = n if deals is None else _int_in("num_deals", deals, 1, 1000)
-    cfg["leftover_pool"] = _choice("leftover_pool", merged["leftover_pool"])
-    cfg["max_extra_deals"] = _int_in("max_extra_deals", merged["max_extra_deals"], 0, 1000)
+    cfg["num_deals"] = n if deals is None else int_in("num_deals", deals, 1, 1000)
+    for key in ("leftover_pool",):
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
+    cfg["max_extra_deals"] = int_in("max_extra_deals", merged["max_extra_deals"], 0, 1000)
     return cfg
-
-
-def _choice(key: str, value: object) -> str:
-    options = _CHOICES[key]
-    if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    return bool(value)
-
-
-def _check_seed(seed: object) -> int:
-    if seed is None:
-        return secrets.randbits(64)
-    number = _as_int(seed)
-    if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
-    return number
-
-
-def _check_deck(deck: object) -> list[int]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(f"a deck must be a list of 52 card strings, top card first, got {deck!r}")
-    ids: list[int] = []
-    for card in deck:
-        number = _as_int(card)
-        if number is not None and 0 <= number < 52:
-            ids.append(number)
-            continue
-        try:
-            ids.append(FRENCH.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(52)):
-        raise ConfigError("a deck must hold each of the 52 cards exactly once")
-    return ids
 
 
 # ----------------------------------------------------------------------------------------------
@@ -453,12 +390,12 @@ class SpoilFiveGame:
             raise ConfigError("give either deck or decks, not both")
         given: list[list[int]] = []
         if deck is not None:
-            given = [_check_deck(deck)]
+            given = [check_deck(deck, FRENCH)]
         elif decks is not None:
             if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
                 raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return SpoilFiveState(self, _check_seed(seed), given)
+            given = [check_deck(d, FRENCH) for d in decks]
+        return SpoilFiveState(self, check_seed(seed), given)
 
     def deserialize_state(self, data: str) -> SpoilFiveState:
         return SpoilFiveState._deserialize(self, data)
@@ -522,10 +459,6 @@ class _Deal:
     jinker: int | None = None
     outcome: str | None = None
     winner: int | None = None
-
-
-def _p(seat: int) -> str:
-    return f"P{seat}"
 
 
 def _cards_text(cards: Sequence[int]) -> str:
@@ -817,7 +750,7 @@ class SpoilFiveState:
         return mask
 
     def _check_action(self, action: object) -> int:
-        a = _as_int(action)
+        a = as_int(action)
         if a is None:
             raise IllegalActionError(f"an action is an integer id 0..106, got {action!r}")
         if not 0 <= a < NUM_DISTINCT_ACTIONS:
@@ -904,7 +837,7 @@ class SpoilFiveState:
                 self._finish_trick()
 
     def action_to_string(self, action: int) -> str:
-        a = _as_int(action)
+        a = as_int(action)
         if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
             raise IllegalActionError(f"action id {action!r} is out of range 0..106")
         if a < DISCARD_BASE:
@@ -943,7 +876,7 @@ class SpoilFiveState:
     # ---------------------------------------------------------------- observations ---------
 
     def _check_seat(self, player: object) -> int:
-        seat = _as_int(player)
+        seat = as_int(player)
         if seat is None or not 0 <= seat < self._n:
             raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
         return seat
@@ -1187,14 +1120,14 @@ class SpoilFiveState:
             raise ParseError("serialized state belongs to a game with another configuration")
         seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
         for name, value in (("seed", seed), ("rng", rng)):
-            if not _is_int(value) or not 0 <= value <= MASK64:
+            if as_int(value) is None or not 0 <= value <= MASK64:
                 raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(_is_int(a) for a in history):
+        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
             raise ParseError("serialized history must be a list of action ids")
         if not isinstance(decks, list):
             raise ParseError("serialized decks must be a list of decks")
         try:
-            given = [_check_deck(deck) for deck in decks]
+            given = [check_deck(deck, FRENCH) for deck in decks]
         except ConfigError as err:
             raise ParseError(f"serialized deck is invalid: {err}") from None
         state = SpoilFiveState(game, seed, given)
@@ -1220,7 +1153,7 @@ class SpoilFiveState:
         true hidden cards are kept.  Future deals come from a new generator seeded with ``seed``.
         """
         seat = self._check_seat(player)
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         target = (
             self.view(seat),
