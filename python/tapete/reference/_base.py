@@ -1,25 +1,30 @@
 """What every reference model shares: argument checks and the generic parts of the contract.
 
 The game modules (``spoil_five``, ``cicera``, ``cau_robat``) hold the rules of their game; what
-does not depend on the rules lives here: integers that are not bools, seeds, decks, seats and
-config values.
+does not depend on the rules lives here: the checks of integers, seeds, decks, seats and config
+values, and the base classes ``ReferenceGame`` and ``ReferenceState`` with the methods that only
+depend on the configuration, the seed, the decks and the history.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import numbers
 import operator
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
-from tapete.errors import ConfigError, ParseError
+from tapete.errors import ConfigError, IllegalActionError, ParseError
 from tapete.reference.cards import Pack
-from tapete.reference.rng import MASK64
+from tapete.reference.rng import MASK64, SplitMix64
 
 __all__ = [
+    "ReferenceGame",
+    "ReferenceState",
     "TERMINAL",
     "as_int",
     "boolean",
@@ -135,3 +140,187 @@ def check_deck(deck: object, pack: Pack) -> list[int]:
     if sorted(ids) != list(range(size)):
         raise ConfigError(f"a deck must hold each of the {size} cards exactly once")
     return ids
+
+
+# ----------------------------------------------------------------------------------------------
+# Game
+# ----------------------------------------------------------------------------------------------
+
+StateT = TypeVar("StateT", bound="ReferenceState")
+
+
+class ReferenceGame(Generic[StateT]):
+    """The parts of a game that depend only on its configuration.
+
+    A game sets the class attributes below and implements ``_validate`` and ``_new_state``, plus
+    ``observation_tensor_shape`` and ``max_game_length`` (and ``num_players`` when the config
+    has no ``players``).
+    """
+
+    _name: ClassVar[str]  # registry name
+    _pack: ClassVar[Pack]  # the cards of a deck
+    _defaults: ClassVar[dict[str, Any]]  # every config key with its default
+    _num_actions: ClassVar[int]  # number of distinct action ids
+
+    def __init__(self, **config: Any) -> None:
+        self._cfg: dict[str, Any] = self._validate(dict(config))
+
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The checked, complete configuration from keyword arguments (``ConfigError``)."""
+        raise NotImplementedError
+
+    def _new_state(self, seed: int, given: list[list[int]]) -> StateT:
+        """A new state of the game from a checked seed and checked given decks."""
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def num_players(self) -> int:
+        return int(self._cfg["players"])
+
+    def num_distinct_actions(self) -> int:
+        return self._num_actions
+
+    def observation_tensor_shape(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def max_game_length(self) -> int:
+        raise NotImplementedError
+
+    def config(self) -> dict[str, Any]:
+        return copy.deepcopy(self._cfg)
+
+    def new_initial_state(
+        self,
+        seed: int | None = None,
+        deck: Sequence[str] | None = None,
+        decks: Sequence[Sequence[str]] | None = None,
+    ) -> StateT:
+        if deck is not None and decks is not None:
+            raise ConfigError("give either deck or decks, not both")
+        given: list[list[int]] = []
+        if deck is not None:
+            given = [check_deck(deck, self._pack)]
+        elif decks is not None:
+            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
+                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
+            given = [check_deck(d, self._pack) for d in decks]
+        return self._new_state(check_seed(seed), given)
+
+    def deserialize_state(self, data: str) -> StateT:
+        if not isinstance(data, str):
+            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
+        try:
+            obj = json.loads(data)
+        except ValueError as err:
+            raise ParseError(f"serialized state is not valid JSON: {err}") from None
+        keys = {"game", "config", "seed", "decks", "rng", "history"}
+        if not isinstance(obj, dict) or set(obj) != keys:
+            raise ParseError(
+                "serialized state must be an object with keys game, config, seed, "
+                "decks, rng, history"
+            )
+        if obj["game"] != self._name:
+            raise ParseError(f"serialized state is not a {self._name} state: {obj['game']!r}")
+        if not isinstance(obj["config"], dict):
+            raise ParseError("serialized config must be an object")
+        try:
+            other = type(self)(**obj["config"])
+        except ConfigError as err:
+            raise ParseError(f"serialized config is invalid: {err}") from None
+        if other != self:
+            raise ParseError("serialized state belongs to a game with another configuration")
+        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
+        for name, value in (("seed", seed), ("rng", rng)):
+            number = as_int(value)
+            if number is None or not 0 <= number <= MASK64:
+                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
+        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
+            raise ParseError("serialized history must be a list of action ids")
+        if not isinstance(decks, list):
+            raise ParseError("serialized decks must be a list of decks")
+        try:
+            given = [check_deck(deck, self._pack) for deck in decks]
+        except ConfigError as err:
+            raise ParseError(f"serialized deck is invalid: {err}") from None
+        state = self._new_state(seed, given)
+        for i, action in enumerate(history):
+            try:
+                state.apply_action(action)
+            except IllegalActionError as err:
+                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
+        state._rng.state = rng
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ReferenceGame)
+            and other._name == self._name
+            and other._cfg == self._cfg
+        )
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self._cfg, sort_keys=True))
+
+    def _changed_config(self) -> dict[str, Any]:
+        """The options ``repr`` shows: those that differ from their defaults."""
+        return {k: v for k, v in self._cfg.items() if v != self._defaults[k]}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._changed_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+# ----------------------------------------------------------------------------------------------
+# State
+# ----------------------------------------------------------------------------------------------
+
+
+class ReferenceState:
+    """The parts of a state that depend only on the game, the seed, the decks and the history."""
+
+    _game: ReferenceGame[Any]
+    _cfg: dict[str, Any]
+    _seed: int
+    _rng: SplitMix64
+    _given: list[list[int]]  # the decks given to new_initial_state
+    _decks: list[list[int]]  # the deck of every deal so far
+    _history: list[int]
+
+    def apply_action(self, action: int) -> None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- copies, equality -----
+
+    def clone(self) -> Self:
+        return copy.deepcopy(self)
+
+    def _pending_decks(self) -> list[list[int]]:
+        """The decks dealt so far, then the given decks still to come."""
+        return self._decks + self._given[len(self._decks) :]
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self._game, self._seed, self._pending_decks(), self._rng.state, self._history)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReferenceState) and other._key() == self._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---------------------------------------------------------------- serialization --------
+
+    def serialize(self) -> str:
+        pack = self._game._pack
+        return json.dumps(
+            {
+                "game": self._game.name,
+                "config": self._cfg,
+                "seed": self._seed,
+                "decks": [pack.format_many(deck) for deck in self._pending_decks()],
+                "rng": self._rng.state,
+                "history": self._history,
+            },
+            separators=(",", ":"),
+        )

@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.errors import IllegalActionError, ParseError
 from tapete.reference._base import (
     TERMINAL,
+    ReferenceGame,
+    ReferenceState,
     as_int,
     boolean,
-    check_deck,
     check_seed,
     choice,
     first_dealer,
@@ -42,7 +43,7 @@ from tapete.reference._base import (
 )
 from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import SPANISH
-from tapete.reference.rng import MASK64, SplitMix64
+from tapete.reference.rng import SplitMix64
 
 __all__ = [
     "CauRobatGame",
@@ -268,21 +269,19 @@ def deal_table(deck: Sequence[int], n: int) -> tuple[list[int], list[int]]:
 # ----------------------------------------------------------------------------------------------
 
 
-class CauRobatGame:
+class CauRobatGame(ReferenceGame["CauRobatState"]):
     """A Cau Robat match (one hand by default) with a fixed configuration."""
 
-    def __init__(self, **config: Any) -> None:
-        self._cfg: dict[str, Any] = _validate_config(dict(config))
+    _name = GAME_NAME
+    _pack = SPANISH
+    _defaults = _DEFAULTS
+    _num_actions = NUM_DISTINCT_ACTIONS
 
-    @property
-    def name(self) -> str:
-        return GAME_NAME
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return _validate_config(raw)
 
-    def num_players(self) -> int:
-        return int(self._cfg["players"])
-
-    def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
+    def _new_state(self, seed: int, given: list[list[int]]) -> CauRobatState:
+        return CauRobatState(self, seed, given)
 
     def observation_tensor_shape(self) -> tuple[int, ...]:
         return (OBSERVATION_SIZE,)
@@ -290,40 +289,6 @@ class CauRobatGame:
     def max_game_length(self) -> int:
         hands = 1 if self._cfg["hands_to_win"] == 1 else self._cfg["max_hands"]
         return int(plays_per_hand(self.num_players()) * hands)
-
-    def config(self) -> dict[str, Any]:
-        return copy.deepcopy(self._cfg)
-
-    def new_initial_state(
-        self,
-        seed: int | None = None,
-        deck: Sequence[str] | None = None,
-        decks: Sequence[Sequence[str]] | None = None,
-    ) -> CauRobatState:
-        if deck is not None and decks is not None:
-            raise ConfigError("give either deck or decks, not both")
-        given: list[list[int]] = []
-        if deck is not None:
-            given = [check_deck(deck, SPANISH)]
-        elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [check_deck(d, SPANISH) for d in decks]
-        return CauRobatState(self, check_seed(seed), given)
-
-    def deserialize_state(self, data: str) -> CauRobatState:
-        return CauRobatState._deserialize(self, data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CauRobatGame) and other._cfg == self._cfg
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self._cfg, sort_keys=True))
-
-    def __repr__(self) -> str:
-        changed = {k: v for k, v in self._cfg.items() if v != _DEFAULTS[k]}
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        return f"CauRobatGame({args})"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -367,8 +332,10 @@ class _Hand:
     over: bool = False
 
 
-class CauRobatState:
+class CauRobatState(ReferenceState):
     """A Cau Robat match in progress.  Create it with ``CauRobatGame.new_initial_state``."""
+
+    _game: CauRobatGame
 
     def __init__(self, game: CauRobatGame, seed: int, given_decks: list[list[int]]) -> None:
         self._game = game
@@ -827,83 +794,6 @@ class CauRobatState:
             f"<CauRobatState {self._game!r} seed={self._seed} hand={self._hand.index} "
             f"to_play={self._to_play()} history={self._history}>"
         )
-
-    # ---------------------------------------------------------------- copies, equality -----
-
-    def clone(self) -> CauRobatState:
-        return copy.deepcopy(self)
-
-    def _pending_decks(self) -> list[list[int]]:
-        return self._decks + self._given[len(self._decks) :]
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self._game, self._seed, self._pending_decks(), self._rng.state, self._history)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CauRobatState) and other._key() == self._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    # ---------------------------------------------------------------- serialization --------
-
-    def serialize(self) -> str:
-        return json.dumps(
-            {
-                "game": GAME_NAME,
-                "config": self._cfg,
-                "seed": self._seed,
-                "decks": [_fmt_many(deck) for deck in self._pending_decks()],
-                "rng": self._rng.state,
-                "history": self._history,
-            },
-            separators=(",", ":"),
-        )
-
-    @staticmethod
-    def _deserialize(game: CauRobatGame, data: str) -> CauRobatState:
-        if not isinstance(data, str):
-            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
-        try:
-            obj = json.loads(data)
-        except ValueError as err:
-            raise ParseError(f"serialized state is not valid JSON: {err}") from None
-        keys = {"game", "config", "seed", "decks", "rng", "history"}
-        if not isinstance(obj, dict) or set(obj) != keys:
-            raise ParseError(
-                "serialized state must be an object with keys game, config, seed, "
-                "decks, rng, history"
-            )
-        if obj["game"] != GAME_NAME:
-            raise ParseError(f"serialized state is not a cau_robat state: {obj['game']!r}")
-        if not isinstance(obj["config"], dict):
-            raise ParseError("serialized config must be an object")
-        try:
-            other = CauRobatGame(**obj["config"])
-        except ConfigError as err:
-            raise ParseError(f"serialized config is invalid: {err}") from None
-        if other != game:
-            raise ParseError("serialized state belongs to a game with another configuration")
-        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
-        for name, value in (("seed", seed), ("rng", rng)):
-            number = as_int(value)
-            if number is None or not 0 <= number <= MASK64:
-                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
-            raise ParseError("serialized history must be a list of action ids")
-        if not isinstance(decks, list):
-            raise ParseError("serialized decks must be a list of decks")
-        try:
-            given = [check_deck(deck, SPANISH) for deck in decks]
-        except ConfigError as err:
-            raise ParseError(f"serialized deck is invalid: {err}") from None
-        state = CauRobatState(game, seed, given)
-        for i, action in enumerate(history):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as err:
-                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
-        state._rng.state = rng
-        return state
 
     # ---------------------------------------------------------------- determinisation ------
 

@@ -24,9 +24,10 @@ import numpy.typing as npt
 from tapete.errors import ConfigError, IllegalActionError, ParseError
 from tapete.reference._base import (
     TERMINAL,
+    ReferenceGame,
+    ReferenceState,
     as_int,
     boolean,
-    check_deck,
     check_seed,
     choice,
     first_dealer,
@@ -35,7 +36,7 @@ from tapete.reference._base import (
 )
 from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import FRENCH
-from tapete.reference.rng import MASK64, SplitMix64
+from tapete.reference.rng import SplitMix64
 
 __all__ = [
     "DECLINE",
@@ -343,11 +344,16 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------
 
 
-class SpoilFiveGame:
+class SpoilFiveGame(ReferenceGame["SpoilFiveState"]):
     """A Spoil Five match with a fixed configuration."""
 
+    _name = GAME_NAME
+    _pack = FRENCH
+    _defaults = _DEFAULTS
+    _num_actions = NUM_DISTINCT_ACTIONS
+
     def __init__(self, **config: Any) -> None:
-        self._cfg: dict[str, Any] = _validate_config(dict(config))
+        super().__init__(**config)
         n: int = self._cfg["players"]
         if self._cfg["partnerships"] == "none":
             teams = [[s] for s in range(n)]
@@ -359,15 +365,11 @@ class SpoilFiveGame:
             for s in team:
                 self._side_of[s] = i
 
-    @property
-    def name(self) -> str:
-        return GAME_NAME
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return _validate_config(raw)
 
-    def num_players(self) -> int:
-        return int(self._cfg["players"])
-
-    def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
+    def _new_state(self, seed: int, given: list[list[int]]) -> SpoilFiveState:
+        return SpoilFiveState(self, seed, given)
 
     def observation_tensor_shape(self) -> tuple[int, ...]:
         return (277 * self.num_players() + 181,)
@@ -377,41 +379,11 @@ class SpoilFiveGame:
         extra = self._cfg["max_extra_deals"] if self._cfg["leftover_pool"] == "play_on" else 0
         return int((self._cfg["num_deals"] + extra) * (5 * n + 2))
 
-    def config(self) -> dict[str, Any]:
-        return copy.deepcopy(self._cfg)
-
-    def new_initial_state(
-        self,
-        seed: int | None = None,
-        deck: Sequence[str] | None = None,
-        decks: Sequence[Sequence[str]] | None = None,
-    ) -> SpoilFiveState:
-        if deck is not None and decks is not None:
-            raise ConfigError("give either deck or decks, not both")
-        given: list[list[int]] = []
-        if deck is not None:
-            given = [check_deck(deck, FRENCH)]
-        elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [check_deck(d, FRENCH) for d in decks]
-        return SpoilFiveState(self, check_seed(seed), given)
-
-    def deserialize_state(self, data: str) -> SpoilFiveState:
-        return SpoilFiveState._deserialize(self, data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SpoilFiveGame) and other._cfg == self._cfg
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self._cfg, sort_keys=True))
-
-    def __repr__(self) -> str:
+    def _changed_config(self) -> dict[str, Any]:
         changed = {k: v for k, v in self._cfg.items() if k != "num_deals" and v != _DEFAULTS[k]}
         if self._cfg["num_deals"] != self._cfg["players"]:
             changed["num_deals"] = self._cfg["num_deals"]
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        return f"SpoilFiveGame({args})"
+        return changed
 
 
 # ----------------------------------------------------------------------------------------------
@@ -465,8 +437,10 @@ def _cards_text(cards: Sequence[int]) -> str:
     return " ".join(FRENCH.to_string(c) for c in cards)
 
 
-class SpoilFiveState:
+class SpoilFiveState(ReferenceState):
     """A Spoil Five match in progress.  Create it with ``SpoilFiveGame.new_initial_state``."""
+
+    _game: SpoilFiveGame
 
     def __init__(self, game: SpoilFiveGame, seed: int, given_decks: list[list[int]]) -> None:
         self._game = game
@@ -1050,94 +1024,6 @@ class SpoilFiveState:
             f"<SpoilFiveState {self._game!r} seed={self._seed} deal={self._deal.index} "
             f"phase={phase} to_play={to_play} history={self._history}>"
         )
-
-    # ---------------------------------------------------------------- copies, equality -----
-
-    def clone(self) -> SpoilFiveState:
-        return copy.deepcopy(self)
-
-    def _pending_decks(self) -> list[list[int]]:
-        return self._decks + self._given[len(self._decks) :]
-
-    def _key(self) -> tuple[Any, ...]:
-        return (
-            self._game,
-            self._seed,
-            self._pending_decks(),
-            self._rng.state,
-            self._history,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SpoilFiveState) and other._key() == self._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    # ---------------------------------------------------------------- serialization --------
-
-    def serialize(self) -> str:
-        return json.dumps(
-            {
-                "game": GAME_NAME,
-                "config": self._cfg,
-                "seed": self._seed,
-                "decks": [FRENCH.format_many(deck) for deck in self._pending_decks()],
-                "rng": self._rng.state,
-                "history": self._history,
-            },
-            separators=(",", ":"),
-        )
-
-    @staticmethod
-    def _deserialize(game: SpoilFiveGame, data: str) -> SpoilFiveState:
-        if not isinstance(data, str):
-            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
-        try:
-            obj = json.loads(data)
-        except ValueError as err:
-            raise ParseError(f"serialized state is not valid JSON: {err}") from None
-        if not isinstance(obj, dict) or set(obj) != {
-            "game",
-            "config",
-            "seed",
-            "decks",
-            "rng",
-            "history",
-        }:
-            raise ParseError(
-                "serialized state must be an object with keys game, config, seed, "
-                "decks, rng, history"
-            )
-        if obj["game"] != GAME_NAME:
-            raise ParseError(f"serialized state is not a spoil_five state: {obj['game']!r}")
-        if not isinstance(obj["config"], dict):
-            raise ParseError("serialized config must be an object")
-        try:
-            other = SpoilFiveGame(**obj["config"])
-        except ConfigError as err:
-            raise ParseError(f"serialized config is invalid: {err}") from None
-        if other != game:
-            raise ParseError("serialized state belongs to a game with another configuration")
-        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
-        for name, value in (("seed", seed), ("rng", rng)):
-            if as_int(value) is None or not 0 <= value <= MASK64:
-                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
-            raise ParseError("serialized history must be a list of action ids")
-        if not isinstance(decks, list):
-            raise ParseError("serialized decks must be a list of decks")
-        try:
-            given = [check_deck(deck, FRENCH) for deck in decks]
-        except ConfigError as err:
-            raise ParseError(f"serialized deck is invalid: {err}") from None
-        state = SpoilFiveState(game, seed, given)
-        for i, action in enumerate(history):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as err:
-                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
-        state._rng.state = rng
-        return state
 
     # ---------------------------------------------------------------- determinisation ------
 
