@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from tapete.errors import ConfigError, IllegalActionError, ParseError
 from tapete.reference.cards import Pack
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 TERMINAL = -4  # ``current_player()`` once the game is over
+_RESAMPLE_SALT = 0x5DEECE66D2545F49  # seed ^ salt seeds the sampler of resample_from_infostate
 
 
 def as_int(value: object) -> int | None:
@@ -279,18 +281,156 @@ class ReferenceGame(Generic[StateT]):
 
 
 class ReferenceState:
-    """The parts of a state that depend only on the game, the seed, the decks and the history."""
+    """The parts of a state that do not depend on the rules.
+
+    A game's state calls ``__init__`` first (it draws the first dealer) and then deals; it
+    implements the rules through ``_to_play``, ``legal_actions``, ``_apply``,
+    ``action_to_string``, ``string_to_action``, ``returns``, ``view``, ``observation_tensor``,
+    ``_render_view`` and ``_resample``.
+    """
 
     _game: ReferenceGame[Any]
-    _cfg: dict[str, Any]
-    _seed: int
-    _rng: SplitMix64
-    _given: list[list[int]]  # the decks given to new_initial_state
-    _decks: list[list[int]]  # the deck of every deal so far
-    _history: list[int]
+    _unit: ClassVar[str] = "game"  # what is over at the end: "the game is over"
+
+    def __init__(self, game: ReferenceGame[Any], seed: int, given_decks: list[list[int]]) -> None:
+        self._game = game
+        self._cfg: dict[str, Any] = game._cfg
+        self._n: int = game.num_players()
+        self._seed = seed
+        self._rng = SplitMix64(seed)
+        self._given: list[list[int]] = [list(d) for d in given_decks]
+        self._decks: list[list[int]] = []  # the deck of every deal so far
+        self._history: list[int] = []
+        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
+        self._rewards: list[float] = [0.0] * self._n
+        self._terminal = False
+        if self._cfg["first_dealer"] == "random":
+            self._first_dealer = self._rng.below(self._n)
+        else:
+            self._first_dealer = int(self._cfg["first_dealer"])
+
+    def _draw_deck(self, index: int) -> list[int]:
+        """The deck of deal ``index`` (a given one, else shuffled), recorded in ``_decks``."""
+        deck = self._game._pack.ids()
+        self._rng.shuffle(deck)  # always drawn, even when a deck is given
+        if index < len(self._given):
+            deck = list(self._given[index])
+        self._decks.append(deck)
+        return deck
+
+    def _event(self, seat: int | None, text: str) -> None:
+        """Log ``text`` for the information state of ``seat`` (of everybody for ``None``)."""
+        self._events.append((seat, text))
+
+    # ---------------------------------------------------------------- actions --------------
+
+    def _to_play(self) -> int | None:
+        """The seat to act, ``None`` once the game is over."""
+        raise NotImplementedError
+
+    def current_player(self) -> int:
+        to_play = self._to_play()
+        return TERMINAL if to_play is None else to_play
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def legal_actions(self) -> list[int]:
+        raise NotImplementedError
+
+    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(self._game.num_distinct_actions(), dtype=np.bool_)
+        for a in self.legal_actions():
+            mask[a] = True
+        return mask
+
+    def _illegal_note(self) -> str:
+        """Words after "is not legal now" in the error for an illegal action."""
+        return ""
+
+    def _check_action(self, action: object) -> int:
+        top = self._game.num_distinct_actions() - 1
+        a = as_int(action)
+        if a is None:
+            raise IllegalActionError(f"an action is an integer id 0..{top}, got {action!r}")
+        if not 0 <= a <= top:
+            raise IllegalActionError(f"action id {a} is out of range 0..{top}")
+        if self._terminal:
+            raise IllegalActionError(f"the {self._unit} is over; no action is legal (got {a})")
+        legal = self.legal_actions()
+        if a not in legal:
+            raise IllegalActionError(
+                f"action {a} ({self.action_to_string(a)}) is not legal now{self._illegal_note()}; "
+                "legal: " + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
+            )
+        return a
 
     def apply_action(self, action: int) -> None:
+        a = self._check_action(action)
+        before = self.returns()
+        self._history.append(a)
+        self._apply(a)
+        self._rewards = [after - b for after, b in zip(self.returns(), before)]
+
+    def _apply(self, action: int) -> None:
+        """Play the legal ``action`` (already in the history) and all that follows it."""
         raise NotImplementedError
+
+    def _action_id(self, action: object) -> int:
+        """``action`` as an action id; ``IllegalActionError`` if it is none."""
+        top = self._game.num_distinct_actions() - 1
+        a = as_int(action)
+        if a is None or not 0 <= a <= top:
+            raise IllegalActionError(f"action id {action!r} is out of range 0..{top}")
+        return a
+
+    def action_to_string(self, action: int) -> str:
+        raise NotImplementedError
+
+    def string_to_action(self, text: str) -> int:
+        raise NotImplementedError
+
+    def history(self) -> list[int]:
+        return list(self._history)
+
+    def returns(self) -> list[float]:
+        raise NotImplementedError
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    # ---------------------------------------------------------------- observations ---------
+
+    def _check_seat(self, player: object) -> int:
+        seat = as_int(player)
+        if seat is None or not 0 <= seat < self._n:
+            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
+        return seat
+
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
+        raise NotImplementedError
+
+    def _render_view(self, view: dict[str, Any]) -> str:
+        """A readable picture of the table from a view."""
+        raise NotImplementedError
+
+    def observation_string(self, player: int) -> str:
+        return self._render_view(self.view(self._check_seat(player)))
+
+    def information_state_string(self, player: int) -> str:
+        seat = self._check_seat(player)
+        lines = [
+            f"{self._game.name} {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
+            f"seat {seat}",
+        ]
+        lines += [text for who, text in self._events if who is None or who == seat]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self._render_view(self.view(None))
 
     # ---------------------------------------------------------------- copies, equality -----
 
@@ -324,3 +464,28 @@ class ReferenceState:
             },
             separators=(",", ":"),
         )
+
+    # ---------------------------------------------------------------- determinisation ------
+
+    def resample_from_infostate(self, player: int, seed: int) -> Self:
+        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+
+        The game's ``_resample`` says how the cards ``player`` has not seen are re-dealt; future
+        deals come from a new generator seeded with ``seed``.
+        """
+        seat = self._check_seat(player)
+        seed = check_seed(seed)
+        state = self._resample(seat, SplitMix64(seed ^ _RESAMPLE_SALT))
+        state._rng = SplitMix64(seed)
+        return state
+
+    def _resample(self, seat: int, sampler: SplitMix64) -> Self:
+        """A state ``seat`` cannot tell from this one, drawn with ``sampler``."""
+        raise NotImplementedError
+
+    def _replayed(self, deck: list[int]) -> Self:
+        """The history replayed with ``deck`` for the current deal (earlier deals as they were)."""
+        state = type(self)(self._game, self._seed, self._decks[:-1] + [deck])
+        for action in self._history:
+            state.apply_action(action)
+        return state

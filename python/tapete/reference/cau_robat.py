@@ -20,7 +20,6 @@ in the ``chain`` of the view and in the evaluator ``run``.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,14 +27,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import IllegalActionError, ParseError
+from tapete.errors import ParseError
 from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
     ReferenceState,
     as_int,
     boolean,
-    check_seed,
     choice,
     first_dealer,
     int_in,
@@ -338,39 +336,18 @@ class CauRobatState(ReferenceState):
     _game: CauRobatGame
 
     def __init__(self, game: CauRobatGame, seed: int, given_decks: list[list[int]]) -> None:
-        self._game = game
-        self._cfg: dict[str, Any] = game._cfg
-        self._n: int = int(self._cfg["players"])
-        self._seed = seed
-        self._rng = SplitMix64(seed)
-        self._given: list[list[int]] = [list(d) for d in given_decks]
-        self._decks: list[list[int]] = []
-        self._history: list[int] = []
+        super().__init__(game, seed, given_decks)
         self._hands_won: list[int] = [0] * self._n
         self._past: list[dict[str, Any]] = []
-        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
-        self._rewards: list[float] = [0.0] * self._n
-        self._terminal = False
         self._winners: list[int] | None = None
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(self._n)
-        else:
-            self._first_dealer = int(self._cfg["first_dealer"])
         self._hand: _Hand
         self._start_hand(0, self._first_dealer)
 
     # ---------------------------------------------------------------- hand flow ------------
 
-    def _event(self, seat: int | None, text: str) -> None:
-        self._events.append((seat, text))
-
     def _start_hand(self, index: int, dealer: int) -> None:
         n = self._n
-        deck = SPANISH.ids()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
+        deck = self._draw_deck(index)
         h = _Hand(index=index, dealer=dealer, deck=deck, n=n)
         h.piles = [[] for _ in range(n)]
         h.dealt_table, rest = deal_table(deck, n)
@@ -460,7 +437,7 @@ class CauRobatState(ReferenceState):
             self._pay(q, p, level)
         self._net_check(p)
 
-    def _play(self, k: int) -> None:
+    def _apply(self, k: int) -> None:
         """The step function of rules §4.7 for a play of rank index ``k``."""
         h = self._hand
         cfg = self._cfg
@@ -569,52 +546,17 @@ class CauRobatState(ReferenceState):
 
     # ---------------------------------------------------------------- actions --------------
 
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self._hand.to_play
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
     def legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         h = self._hand
         return sorted({rank_of(c) for c in h.hands[h.to_play]})
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(NUM_DISTINCT_ACTIONS, dtype=np.bool_)
-        for a in self.legal_actions():
-            mask[a] = True
-        return mask
-
-    def _check_action(self, action: object) -> int:
-        a = as_int(action)
-        if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..9, got {action!r}")
-        if not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {a} is out of range 0..9")
-        if self._terminal:
-            raise IllegalActionError(f"the game is over; no action is legal (got {a})")
-        legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} ({self.action_to_string(a)}) is not legal now: "
-                f"{_p(self._hand.to_play)} holds no card of that rank; legal: "
-                + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
-            )
-        return a
-
-    def apply_action(self, action: int) -> None:
-        a = self._check_action(action)
-        before = self.returns()
-        self._history.append(a)
-        self._play(a)
-        self._rewards = [after - b for after, b in zip(self.returns(), before)]
+    def _illegal_note(self) -> str:
+        return f": {_p(self._hand.to_play)} holds no card of that rank"
 
     def action_to_string(self, action: int) -> str:
-        a = as_int(action)
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..9")
+        a = self._action_id(action)
         return f"play {RANKS[a]}"
 
     def string_to_action(self, text: str) -> int:
@@ -628,9 +570,6 @@ class CauRobatState(ReferenceState):
             f"{' '.join(map(str, RANKS))})"
         )
 
-    def history(self) -> list[int]:
-        return list(self._history)
-
     # ---------------------------------------------------------------- returns --------------
 
     def returns(self) -> list[float]:
@@ -641,16 +580,7 @@ class CauRobatState(ReferenceState):
         k = len(winners)
         return [1.0 / k if q in winners else -1.0 / (n - k) for q in range(n)]
 
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
     # ---------------------------------------------------------------- observations ---------
-
-    def _check_seat(self, player: object) -> int:
-        seat = as_int(player)
-        if seat is None or not 0 <= seat < self._n:
-            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
-        return seat
 
     def _to_play(self) -> int | None:
         return None if self._terminal else self._hand.to_play
@@ -774,20 +704,8 @@ class CauRobatState(ReferenceState):
         assert pos == OBSERVATION_SIZE
         return out
 
-    def observation_string(self, player: int) -> str:
-        return _render(self.view(self._check_seat(player)))
-
-    def information_state_string(self, player: int) -> str:
-        seat = self._check_seat(player)
-        lines = [
-            f"cau_robat {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
-            f"seat {seat}",
-        ]
-        lines += [text for who, text in self._events if who is None or who == seat]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return _render(self.view(None))
+    def _render_view(self, view: dict[str, Any]) -> str:
+        return _render(view)
 
     def __repr__(self) -> str:
         return (
@@ -797,21 +715,17 @@ class CauRobatState(ReferenceState):
 
     # ---------------------------------------------------------------- determinisation ------
 
-    def resample_from_infostate(self, player: int, seed: int) -> CauRobatState:
-        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+    def _resample(self, seat: int, sampler: SplitMix64) -> CauRobatState:
+        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
         The other players' unplayed cards of the current hand are re-dealt among them, each
         keeping his hand size and every card he was seen to play this hand.  A play shows the
         lowest card id of its rank in the player's hand, so a player who played a card of a rank
         held no lower card of that rank then, nor since: an unplayed card only goes to a player
         whose plays of its rank all have lower ids.  The hand's deck is rebuilt (table cards
-        first, then the hands in the canonical dealing order), earlier hands are kept, the
-        history is replayed unchanged, and future deals come from a new generator seeded with
-        ``seed``.
+        first, then the hands in the canonical dealing order), earlier hands are kept, and the
+        history is replayed unchanged.
         """
-        seat = self._check_seat(player)
-        seed = check_seed(seed)
-        sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         h = self._hand
         n = self._n
         deck = list(h.deck)
@@ -845,11 +759,7 @@ class CauRobatState(ReferenceState):
                 q = deal_seat(h.dealer, i, n)
                 deck.append(dealt[q][taken[q]])
                 taken[q] += 1
-        state = CauRobatState(self._game, self._seed, self._decks[:-1] + [deck])
-        for action in self._history:
-            state.apply_action(action)
-        state._rng = SplitMix64(seed)
-        return state
+        return self._replayed(deck)
 
 
 def _assign(

@@ -18,7 +18,6 @@ of the capture set, in ascending id (rules §12).
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,14 +25,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.errors import ConfigError, ParseError
 from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
     ReferenceState,
     as_int,
     boolean,
-    check_seed,
     choice,
     first_dealer,
     int_in,
@@ -421,37 +419,17 @@ class CiceraState(ReferenceState):
     _game: CiceraGame
 
     def __init__(self, game: CiceraGame, seed: int, given_decks: list[list[int]]) -> None:
-        self._game = game
-        self._cfg: dict[str, Any] = game._cfg
-        self._seed = seed
-        self._rng = SplitMix64(seed)
-        self._given: list[list[int]] = [list(d) for d in given_decks]
-        self._decks: list[list[int]] = []
-        self._history: list[int] = []
+        super().__init__(game, seed, given_decks)
         self._scores: list[int] = [0, 0]
         self._past: list[dict[str, Any]] = []
-        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
-        self._rewards: list[float] = [0.0] * NUM_PLAYERS
-        self._terminal = False
         self._winner: int | None = None
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(NUM_PLAYERS)
-        else:
-            self._first_dealer = int(self._cfg["first_dealer"])
         self._hand: _Hand
         self._start_hand(0, self._first_dealer)
 
     # ---------------------------------------------------------------- hand flow ------------
 
-    def _event(self, seat: int | None, text: str) -> None:
-        self._events.append((seat, text))
-
     def _start_hand(self, index: int, dealer: int) -> None:
-        deck = CICERA.ids()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
+        deck = self._draw_deck(index)
         h = _Hand(index=index, dealer=dealer, deck=deck, start=len(self._history))
         self._hand = h
         self._event(None, f"hand {index}: dealer {_p(dealer)}")
@@ -550,12 +528,6 @@ class CiceraState(ReferenceState):
 
     # ---------------------------------------------------------------- actions --------------
 
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self._hand.to_play
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
     def _options(self, card: int) -> list[tuple[int, ...]]:
         return capture_sets(self._hand.table, card, bool(self._cfg["force_single_match"]))
 
@@ -577,38 +549,9 @@ class CiceraState(ReferenceState):
                 trails.append(TRAIL_BASE + card)
         return trails + caps
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(NUM_DISTINCT_ACTIONS, dtype=np.bool_)
-        for a in self.legal_actions():
-            mask[a] = True
-        return mask
-
-    def _check_action(self, action: object) -> int:
-        a = as_int(action)
-        if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..155, got {action!r}")
-        if not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {a} is out of range 0..155")
-        if self._terminal:
-            raise IllegalActionError(f"the game is over; no action is legal (got {a})")
-        legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} ({self.action_to_string(a)}) is not legal now; legal: "
-                + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
-            )
-        return a
-
-    def apply_action(self, action: int) -> None:
-        a = self._check_action(action)
-        before = self.returns()
-        self._apply(a)
-        self._rewards = [after - b for after, b in zip(self.returns(), before)]
-
     def _apply(self, action: int) -> None:
         h = self._hand
         p = h.to_play
-        self._history.append(action)
         if action < CAPTURE_BASE:  # trail (rules §7 play_trail)
             card = action - TRAIL_BASE
             h.hands[p].remove(card)
@@ -675,9 +618,7 @@ class CiceraState(ReferenceState):
         self._end_turn(p)
 
     def action_to_string(self, action: int) -> str:
-        a = as_int(action)
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..155")
+        a = self._action_id(action)
         if a < CAPTURE_BASE:
             return f"play {_fmt(a - TRAIL_BASE)}"
         if a < TAKE_BASE:
@@ -696,9 +637,6 @@ class CiceraState(ReferenceState):
             "or 'take <card>')"
         )
 
-    def history(self) -> list[int]:
-        return list(self._history)
-
     # ---------------------------------------------------------------- returns --------------
 
     def returns(self) -> list[float]:
@@ -712,16 +650,7 @@ class CiceraState(ReferenceState):
             return [0.0] * NUM_PLAYERS
         return [1.0 if q % 2 == self._winner else -1.0 for q in range(NUM_PLAYERS)]
 
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
     # ---------------------------------------------------------------- observations ---------
-
-    def _check_seat(self, player: object) -> int:
-        seat = as_int(player)
-        if seat is None or not 0 <= seat < NUM_PLAYERS:
-            raise ValueError(f"seat must be an integer in 0..3, got {player!r}")
-        return seat
 
     def _to_play(self) -> int | None:
         return None if self._terminal else self._hand.to_play
@@ -826,20 +755,8 @@ class CiceraState(ReferenceState):
         assert pos == OBSERVATION_SIZE
         return out
 
-    def observation_string(self, player: int) -> str:
-        return _render(self.view(self._check_seat(player)))
-
-    def information_state_string(self, player: int) -> str:
-        seat = self._check_seat(player)
-        lines = [
-            f"cicera {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
-            f"seat {seat}",
-        ]
-        lines += [text for who, text in self._events if who is None or who == seat]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return _render(self.view(None))
+    def _render_view(self, view: dict[str, Any]) -> str:
+        return _render(view)
 
     def __repr__(self) -> str:
         return (
@@ -849,21 +766,18 @@ class CiceraState(ReferenceState):
 
     # ---------------------------------------------------------------- determinisation ------
 
-    def resample_from_infostate(self, player: int, seed: int) -> CiceraState:
-        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+    def _resample(self, seat: int, sampler: SplitMix64) -> CiceraState:
+        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
-        Every card of the current hand that ``player`` has not seen (the other players'
+        Every card of the current hand that ``seat`` has not seen (the other players'
         unplayed cards and the undealt stock) is re-dealt at random: each other player keeps
         the number of cards he holds, and every card that was played stays with the player who
         played it, in the packet it came from.  Cicera allows no inference about a hand from
         the plays (capturing is optional, and with ``capture_compulsory`` a play only tells
         about the card played), so the hidden cards are uniformly mixed.  Earlier hands are
         kept as they were (every card of theirs was played in public); the history is replayed
-        unchanged, and future hands come from a new generator seeded with ``seed``.
+        unchanged.
         """
-        seat = self._check_seat(player)
-        seed = check_seed(seed)
-        sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         h = self._hand
         deck = list(h.deck)
         if not self._terminal:
@@ -875,11 +789,7 @@ class CiceraState(ReferenceState):
             for k, i in enumerate(slots):
                 deck[i] = hidden[k]
             deck[h.pos :] = hidden[len(slots) :]
-        state = CiceraState(self._game, self._seed, self._decks[:-1] + [deck])
-        for action in self._history:
-            state.apply_action(action)
-        state._rng = SplitMix64(seed)
-        return state
+        return self._replayed(deck)
 
 
 def _render(v: dict[str, Any]) -> str:

@@ -13,7 +13,6 @@ is created, so every non-terminal state is a decision node of one player.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +27,6 @@ from tapete.reference._base import (
     ReferenceState,
     as_int,
     boolean,
-    check_seed,
     choice,
     first_dealer,
     int_in,
@@ -442,28 +440,16 @@ class SpoilFiveState(ReferenceState):
 
     _game: SpoilFiveGame
 
+    _unit = "match"
+
     def __init__(self, game: SpoilFiveGame, seed: int, given_decks: list[list[int]]) -> None:
-        self._game = game
-        self._cfg: dict[str, Any] = game._cfg
-        self._n: int = game.num_players()
-        self._seed = seed
-        self._rng = SplitMix64(seed)
-        self._given: list[list[int]] = [list(d) for d in given_decks]
-        self._decks: list[list[int]] = []
-        self._history: list[int] = []
+        super().__init__(game, seed, given_decks)
         self._log: list[tuple[int, int, str]] = []  # (actor, action, phase) per history entry
         self._deal_starts: list[int] = []
         self._balances: list[int] = [0] * self._n
         self._pool = 0
         self._past: list[dict[str, Any]] = []
-        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
-        self._rewards: list[float] = [0.0] * self._n
-        self._terminal = False
         self._share = 0.0  # each seat's share of the pool left at the end of the match
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(self._n)
-        else:
-            self._first_dealer = int(self._cfg["first_dealer"])
         self._deal: _Deal
         self._start_deal(0, self._first_dealer)
 
@@ -496,11 +482,7 @@ class SpoilFiveState(ReferenceState):
         for q in range(n):
             self._balances[q] -= antes[q]
             self._pool += antes[q]
-        deck = FRENCH.ids()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
+        deck = self._draw_deck(index)
         self._deal_starts.append(len(self._history))
 
         first, second = self._cfg["deal_batches"]
@@ -576,9 +558,6 @@ class SpoilFiveState(ReferenceState):
             self._event(None, f"{FRENCH.to_string(d.turn_up)} joins {_p(p)}'s hand")
         if d.rob_pending and p == d.holder and self._cfg["rob_timing"] == "at_turn":
             d.phase = "rob"
-
-    def _event(self, seat: int | None, text: str) -> None:
-        self._events.append((seat, text))
 
     def _finish_trick(self) -> None:
         """Rules §5.1, after each completed trick."""
@@ -695,11 +674,8 @@ class SpoilFiveState(ReferenceState):
 
     # ---------------------------------------------------------------- actions --------------
 
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self._deal.to_play
-
-    def is_terminal(self) -> bool:
-        return self._terminal
+    def _to_play(self) -> int | None:
+        return None if self._terminal else self._deal.to_play
 
     def legal_actions(self) -> list[int]:
         if self._terminal:
@@ -717,39 +693,10 @@ class SpoilFiveState(ReferenceState):
             d.hands[d.to_play], d.current.cards(), d.trump, self._cfg["renege_reference"]
         )
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(NUM_DISTINCT_ACTIONS, dtype=np.bool_)
-        for a in self.legal_actions():
-            mask[a] = True
-        return mask
-
-    def _check_action(self, action: object) -> int:
-        a = as_int(action)
-        if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..106, got {action!r}")
-        if not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {a} is out of range 0..106")
-        if self._terminal:
-            raise IllegalActionError(f"the match is over; no action is legal (got {a})")
-        legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} ({self.action_to_string(a)}) is not legal now; legal: "
-                + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
-            )
-        return a
-
-    def apply_action(self, action: int) -> None:
-        a = self._check_action(action)
-        before = self.returns()
-        self._apply(a)
-        self._rewards = [after - b for after, b in zip(self.returns(), before)]
-
     def _apply(self, action: int) -> None:
         d = self._deal
         p = d.to_play
         phase = d.phase
-        self._history.append(action)
         self._log.append((p, action, phase))
         policy_penalty = self._cfg["rob_policy"] == "penalty"
         if phase == "dealer_rob":
@@ -811,9 +758,7 @@ class SpoilFiveState(ReferenceState):
                 self._finish_trick()
 
     def action_to_string(self, action: int) -> str:
-        a = as_int(action)
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..106")
+        a = self._action_id(action)
         if a < DISCARD_BASE:
             return f"play {FRENCH.to_string(a)}"
         if a < DECLINE:
@@ -836,24 +781,12 @@ class SpoilFiveState(ReferenceState):
             "'decline', 'stand' or 'jink')"
         )
 
-    def history(self) -> list[int]:
-        return list(self._history)
-
     # ---------------------------------------------------------------- money ----------------
 
     def returns(self) -> list[float]:
         return [float(b) + self._share for b in self._balances]
 
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
     # ---------------------------------------------------------------- observations ---------
-
-    def _check_seat(self, player: object) -> int:
-        seat = as_int(player)
-        if seat is None or not 0 <= seat < self._n:
-            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
-        return seat
 
     def _seen_phase(self, viewer: int | None) -> tuple[str, int | None]:
         """Phase and player to act as ``viewer`` sees them (a hand-held rob node is private)."""
@@ -1003,20 +936,8 @@ class SpoilFiveState(ReferenceState):
         assert pos == out.shape[0]
         return out
 
-    def observation_string(self, player: int) -> str:
-        return _render(self.view(self._check_seat(player)))
-
-    def information_state_string(self, player: int) -> str:
-        seat = self._check_seat(player)
-        lines = [
-            f"spoil_five {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
-            f"seat {seat}",
-        ]
-        lines += [text for who, text in self._events if who is None or who == seat]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return _render(self.view(None))
+    def _render_view(self, view: dict[str, Any]) -> str:
+        return _render(view)
 
     def __repr__(self) -> str:
         phase, to_play = self._seen_phase(None)
@@ -1027,20 +948,17 @@ class SpoilFiveState(ReferenceState):
 
     # ---------------------------------------------------------------- determinisation ------
 
-    def resample_from_infostate(self, player: int, seed: int) -> SpoilFiveState:
-        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+    def _resample(self, seat: int, sampler: SplitMix64) -> SpoilFiveState:
+        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
-        Every card of the current deal that ``player`` cannot see is re-dealt among the places
-        it could be (other hands, put-out cards, the stock), respecting what ``player`` can infer:
+        Every card of the current deal that ``seat`` cannot see is re-dealt among the places
+        it could be (other hands, put-out cards, the stock), respecting what ``seat`` can infer:
         failures to follow suit, reneges on trump leads, who robbed, and who could still hold or
         have declined to rob with the ace of trumps.  Earlier deals are kept as they were.  Each
-        candidate is replayed through the checked ``apply_action`` and kept only if the player's
-        view, observation and information state are unchanged; after 64 failed candidates the
-        true hidden cards are kept.  Future deals come from a new generator seeded with ``seed``.
+        candidate is replayed through the checked ``apply_action`` and kept only if the view,
+        observation and information state of ``seat`` are unchanged; after 64 failed candidates
+        the true hidden cards are kept.
         """
-        seat = self._check_seat(player)
-        seed = check_seed(seed)
-        sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         target = (
             self.view(seat),
             self.information_state_string(seat),
@@ -1057,11 +975,9 @@ class SpoilFiveState(ReferenceState):
                 )
                 == target
             ):
-                candidate._rng = SplitMix64(seed)
                 return candidate
         fallback = self.clone()
         fallback._given = [list(deck) for deck in fallback._decks]
-        fallback._rng = SplitMix64(seed)
         return fallback
 
     def _try_resample(self, seat: int, sampler: SplitMix64) -> SpoilFiveState | None:
