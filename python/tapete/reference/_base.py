@@ -27,6 +27,7 @@ __all__ = [
     "ReferenceGame",
     "ReferenceState",
     "TERMINAL",
+    "TensorBlocks",
     "as_int",
     "boolean",
     "check_deck",
@@ -142,6 +143,30 @@ def check_deck(deck: object, pack: Pack) -> list[int]:
     if sorted(ids) != list(range(size)):
         raise ConfigError(f"a deck must hold each of the {size} cards exactly once")
     return ids
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation tensors
+# ----------------------------------------------------------------------------------------------
+
+
+class TensorBlocks:
+    """A flat float32 tensor written block after block, in the order of its layout."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.out = np.zeros(shape, dtype=np.float32)
+        self.pos = 0
+
+    def block(self, size: int) -> int:
+        """The index of the first of the next ``size`` entries."""
+        start = self.pos
+        self.pos += size
+        return start
+
+    def done(self) -> npt.NDArray[np.float32]:
+        """The tensor, whose blocks must fill it exactly."""
+        assert self.pos == self.out.shape[0]
+        return self.out
 
 
 # ----------------------------------------------------------------------------------------------

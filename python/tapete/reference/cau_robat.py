@@ -32,6 +32,7 @@ from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
     ReferenceState,
+    TensorBlocks,
     as_int,
     boolean,
     choice,
@@ -625,14 +626,8 @@ class CauRobatState(ReferenceState):
         seat = self._check_seat(player)
         h = self._hand
         n = self._n
-        out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        pos = 0
-
-        def block(size: int) -> int:
-            nonlocal pos
-            start = pos
-            pos += size
-            return start
+        tensor = TensorBlocks(self._game.observation_tensor_shape())
+        out, block = tensor.out, tensor.block
 
         def rel(q: int) -> int:
             return (q - seat) % n
@@ -701,8 +696,7 @@ class CauRobatState(ReferenceState):
             unseen[rank_of(card)] -= 1
         for k in range(NUM_RANKS):
             out[b + k] = unseen[k] / 4.0
-        assert pos == OBSERVATION_SIZE
-        return out
+        return tensor.done()
 
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)

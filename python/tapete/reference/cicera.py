@@ -30,6 +30,7 @@ from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
     ReferenceState,
+    TensorBlocks,
     as_int,
     boolean,
     choice,
@@ -696,14 +697,8 @@ class CiceraState(ReferenceState):
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
         seat = self._check_seat(player)
         h = self._hand
-        out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        pos = 0
-
-        def block(size: int) -> int:
-            nonlocal pos
-            start = pos
-            pos += size
-            return start
+        tensor = TensorBlocks(self._game.observation_tensor_shape())
+        out, block = tensor.out, tensor.block
 
         def rel(q: int) -> int:
             return (q - seat) % NUM_PLAYERS
@@ -752,8 +747,7 @@ class CiceraState(ReferenceState):
         out[b + 1] = h.bonus[1 - mine] / 10.0
         out[b + 2] = self._scores[mine] / target
         out[b + 3] = self._scores[1 - mine] / target
-        assert pos == OBSERVATION_SIZE
-        return out
+        return tensor.done()
 
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)

@@ -25,6 +25,7 @@ from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
     ReferenceState,
+    TensorBlocks,
     as_int,
     boolean,
     choice,
@@ -865,14 +866,8 @@ class SpoilFiveState(ReferenceState):
         def rel(q: int) -> int:
             return (q - seat) % n
 
-        out = np.zeros(self._game.observation_tensor_shape(), dtype=np.float32)
-        pos = 0
-
-        def block(size: int) -> int:
-            nonlocal pos
-            start = pos
-            pos += size
-            return start
+        tensor = TensorBlocks(self._game.observation_tensor_shape())
+        out, block = tensor.out, tensor.block
 
         b = block(5)
         out[b + _PHASES_SEEN.index(v["phase"])] = 1
@@ -933,8 +928,7 @@ class SpoilFiveState(ReferenceState):
         b = block(n)
         for q in range(n):
             out[b + rel(q)] = d.antes[q] / scale
-        assert pos == out.shape[0]
-        return out
+        return tensor.done()
 
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)
