@@ -11,13 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.errors import ConfigError
+from tapete.reference._base import TERMINAL
 from tapete.reference.cau_robat import CauRobatGame
 from tapete.reference.cicera import CiceraGame
 from tapete.reference.spoil_five import SpoilFiveGame
 
 __all__ = ["TERMINAL", "list_games", "load_game"]
-
-TERMINAL = -4
 
 # One line per game: registry name -> constructor taking the config as keyword arguments.
 _GAMES: dict[str, Callable[..., Any]] = {

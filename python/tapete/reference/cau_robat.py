@@ -20,10 +20,6 @@ in the ``chain`` of the view and in the evaluator ``run``.
 from __future__ import annotations
 
 import copy
-import json
-import numbers
-import operator
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,9 +27,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.errors import ParseError
+from tapete.reference._base import (
+    TERMINAL,
+    ReferenceGame,
+    ReferenceState,
+    TensorBlocks,
+    as_int,
+    boolean,
+    choice,
+    first_dealer,
+    int_in,
+    merge_config,
+)
+from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import SPANISH
-from tapete.reference.rng import MASK64, SplitMix64
+from tapete.reference.rng import SplitMix64
 
 __all__ = [
     "CauRobatGame",
@@ -46,7 +55,6 @@ __all__ = [
 ]
 
 GAME_NAME = "cau_robat"
-TERMINAL = -4
 NUM_CARDS = 40
 NUM_RANKS = 10
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)  # rank value of each rank index, in cycle order
@@ -76,10 +84,6 @@ def _fmt_many(cards: Sequence[int]) -> list[str]:
 
 def _text(cards: Sequence[int]) -> str:
     return " ".join(_fmt_many(cards)) or "-"
-
-
-def _p(seat: int) -> str:
-    return f"P{seat}"
 
 
 def _step(k: int, direction: int) -> int:
@@ -145,9 +149,9 @@ def collect_run(
 
 def _parse_rank(value: object, what: str) -> int:
     """Rank index of a rank value 1..7, 10, 11, 12 (``ValueError`` otherwise)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    number = as_int(value)
+    if number is None:
         raise ValueError(f"{what} must be a rank among {RANKS}, got {value!r}")
-    number = operator.index(value)
     if number not in RANKS:
         raise ValueError(f"{what} must be a rank among {RANKS}, got {number}")
     return RANKS.index(number)
@@ -206,94 +210,25 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _BOOLS = ("own_pile_links", "direct_pile_match", "cau_enabled", "net_bonus")
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def _int_in(key: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
-    if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
-    if not low <= number <= high:
-        raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
-    return number
-
-
-def _choice(key: str, value: object) -> str:
-    options = _CHOICES[key]
-    if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    return bool(value)
-
-
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(str(k) for k in set(raw) - set(_DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) for cau_robat: {', '.join(unknown)} "
-            f"(expected some of: {', '.join(_DEFAULTS)})"
-        )
-    merged = {**_DEFAULTS, **raw}
+    merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
-    n = _int_in("players", merged["players"], 3, 5)
+    n = int_in("players", merged["players"], 3, 5)
     for key in _DEFAULTS:
         value = merged[key]
         if key == "players":
             cfg[key] = n
         elif key == "hands_to_win":
-            cfg[key] = _int_in(key, value, 1, 100)
+            cfg[key] = int_in(key, value, 1, 100)
         elif key == "max_hands":
-            cfg[key] = _int_in(key, value, 1, 1000)
+            cfg[key] = int_in(key, value, 1, 1000)
         elif key == "first_dealer":
-            if isinstance(value, str):
-                if value != "random":
-                    raise ConfigError(
-                        f'first_dealer must be "random" or a seat 0..{n - 1}, got {value!r}'
-                    )
-                cfg[key] = "random"
-            else:
-                cfg[key] = _int_in(key, value, 0, n - 1)
+            cfg[key] = first_dealer(value, n)
         elif key in _BOOLS:
-            cfg[key] = _bool(key, value)
+            cfg[key] = boolean(key, value)
         else:
-            cfg[key] = _choice(key, value)
+            cfg[key] = choice(key, value, _CHOICES[key])
     return cfg
-
-
-def _check_seed(seed: object) -> int:
-    if seed is None:
-        return secrets.randbits(64)
-    number = _as_int(seed)
-    if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
-    return number
-
-
-def _check_deck(deck: object) -> list[int]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(f"a deck must be a list of 40 card strings, top card first, got {deck!r}")
-    ids: list[int] = []
-    for card in deck:
-        number = _as_int(card)
-        if number is not None and 0 <= number < NUM_CARDS:
-            ids.append(number)
-            continue
-        try:
-            ids.append(SPANISH.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(NUM_CARDS)):
-        raise ConfigError("a deck must hold each of the 40 cards exactly once")
-    return ids
 
 
 def table_size(n: int) -> int:
@@ -333,21 +268,19 @@ def deal_table(deck: Sequence[int], n: int) -> tuple[list[int], list[int]]:
 # ----------------------------------------------------------------------------------------------
 
 
-class CauRobatGame:
+class CauRobatGame(ReferenceGame["CauRobatState"]):
     """A Cau Robat match (one hand by default) with a fixed configuration."""
 
-    def __init__(self, **config: Any) -> None:
-        self._cfg: dict[str, Any] = _validate_config(dict(config))
+    _name = GAME_NAME
+    _pack = SPANISH
+    _defaults = _DEFAULTS
+    _num_actions = NUM_DISTINCT_ACTIONS
 
-    @property
-    def name(self) -> str:
-        return GAME_NAME
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return _validate_config(raw)
 
-    def num_players(self) -> int:
-        return int(self._cfg["players"])
-
-    def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
+    def _new_state(self, seed: int, given: list[list[int]]) -> CauRobatState:
+        return CauRobatState(self, seed, given)
 
     def observation_tensor_shape(self) -> tuple[int, ...]:
         return (OBSERVATION_SIZE,)
@@ -355,40 +288,6 @@ class CauRobatGame:
     def max_game_length(self) -> int:
         hands = 1 if self._cfg["hands_to_win"] == 1 else self._cfg["max_hands"]
         return int(plays_per_hand(self.num_players()) * hands)
-
-    def config(self) -> dict[str, Any]:
-        return copy.deepcopy(self._cfg)
-
-    def new_initial_state(
-        self,
-        seed: int | None = None,
-        deck: Sequence[str] | None = None,
-        decks: Sequence[Sequence[str]] | None = None,
-    ) -> CauRobatState:
-        if deck is not None and decks is not None:
-            raise ConfigError("give either deck or decks, not both")
-        given: list[list[int]] = []
-        if deck is not None:
-            given = [_check_deck(deck)]
-        elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return CauRobatState(self, _check_seed(seed), given)
-
-    def deserialize_state(self, data: str) -> CauRobatState:
-        return CauRobatState._deserialize(self, data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CauRobatGame) and other._cfg == self._cfg
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self._cfg, sort_keys=True))
-
-    def __repr__(self) -> str:
-        changed = {k: v for k, v in self._cfg.items() if v != _DEFAULTS[k]}
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        return f"CauRobatGame({args})"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -432,43 +331,24 @@ class _Hand:
     over: bool = False
 
 
-class CauRobatState:
+class CauRobatState(ReferenceState):
     """A Cau Robat match in progress.  Create it with ``CauRobatGame.new_initial_state``."""
 
+    _game: CauRobatGame
+
     def __init__(self, game: CauRobatGame, seed: int, given_decks: list[list[int]]) -> None:
-        self._game = game
-        self._cfg: dict[str, Any] = game._cfg
-        self._n: int = int(self._cfg["players"])
-        self._seed = seed
-        self._rng = SplitMix64(seed)
-        self._given: list[list[int]] = [list(d) for d in given_decks]
-        self._decks: list[list[int]] = []
-        self._history: list[int] = []
+        super().__init__(game, seed, given_decks)
         self._hands_won: list[int] = [0] * self._n
         self._past: list[dict[str, Any]] = []
-        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
-        self._rewards: list[float] = [0.0] * self._n
-        self._terminal = False
         self._winners: list[int] | None = None
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(self._n)
-        else:
-            self._first_dealer = int(self._cfg["first_dealer"])
         self._hand: _Hand
         self._start_hand(0, self._first_dealer)
 
     # ---------------------------------------------------------------- hand flow ------------
 
-    def _event(self, seat: int | None, text: str) -> None:
-        self._events.append((seat, text))
-
     def _start_hand(self, index: int, dealer: int) -> None:
         n = self._n
-        deck = SPANISH.ids()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
+        deck = self._draw_deck(index)
         h = _Hand(index=index, dealer=dealer, deck=deck, n=n)
         h.piles = [[] for _ in range(n)]
         h.dealt_table, rest = deal_table(deck, n)
@@ -558,7 +438,7 @@ class CauRobatState:
             self._pay(q, p, level)
         self._net_check(p)
 
-    def _play(self, k: int) -> None:
+    def _apply(self, k: int) -> None:
         """The step function of rules §4.7 for a play of rank index ``k``."""
         h = self._hand
         cfg = self._cfg
@@ -667,52 +547,17 @@ class CauRobatState:
 
     # ---------------------------------------------------------------- actions --------------
 
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self._hand.to_play
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
     def legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         h = self._hand
         return sorted({rank_of(c) for c in h.hands[h.to_play]})
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(NUM_DISTINCT_ACTIONS, dtype=np.bool_)
-        for a in self.legal_actions():
-            mask[a] = True
-        return mask
-
-    def _check_action(self, action: object) -> int:
-        a = _as_int(action)
-        if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..9, got {action!r}")
-        if not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {a} is out of range 0..9")
-        if self._terminal:
-            raise IllegalActionError(f"the game is over; no action is legal (got {a})")
-        legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} ({self.action_to_string(a)}) is not legal now: "
-                f"{_p(self._hand.to_play)} holds no card of that rank; legal: "
-                + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
-            )
-        return a
-
-    def apply_action(self, action: int) -> None:
-        a = self._check_action(action)
-        before = self.returns()
-        self._history.append(a)
-        self._play(a)
-        self._rewards = [after - b for after, b in zip(self.returns(), before)]
+    def _illegal_note(self) -> str:
+        return f": {_p(self._hand.to_play)} holds no card of that rank"
 
     def action_to_string(self, action: int) -> str:
-        a = _as_int(action)
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..9")
+        a = self._action_id(action)
         return f"play {RANKS[a]}"
 
     def string_to_action(self, text: str) -> int:
@@ -726,9 +571,6 @@ class CauRobatState:
             f"{' '.join(map(str, RANKS))})"
         )
 
-    def history(self) -> list[int]:
-        return list(self._history)
-
     # ---------------------------------------------------------------- returns --------------
 
     def returns(self) -> list[float]:
@@ -739,16 +581,7 @@ class CauRobatState:
         k = len(winners)
         return [1.0 / k if q in winners else -1.0 / (n - k) for q in range(n)]
 
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
     # ---------------------------------------------------------------- observations ---------
-
-    def _check_seat(self, player: object) -> int:
-        seat = _as_int(player)
-        if seat is None or not 0 <= seat < self._n:
-            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
-        return seat
 
     def _to_play(self) -> int | None:
         return None if self._terminal else self._hand.to_play
@@ -793,14 +626,8 @@ class CauRobatState:
         seat = self._check_seat(player)
         h = self._hand
         n = self._n
-        out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        pos = 0
-
-        def block(size: int) -> int:
-            nonlocal pos
-            start = pos
-            pos += size
-            return start
+        tensor = TensorBlocks(self._game.observation_tensor_shape())
+        out, block = tensor.out, tensor.block
 
         def rel(q: int) -> int:
             return (q - seat) % n
@@ -869,23 +696,10 @@ class CauRobatState:
             unseen[rank_of(card)] -= 1
         for k in range(NUM_RANKS):
             out[b + k] = unseen[k] / 4.0
-        assert pos == OBSERVATION_SIZE
-        return out
+        return tensor.done()
 
-    def observation_string(self, player: int) -> str:
-        return _render(self.view(self._check_seat(player)))
-
-    def information_state_string(self, player: int) -> str:
-        seat = self._check_seat(player)
-        lines = [
-            f"cau_robat {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
-            f"seat {seat}",
-        ]
-        lines += [text for who, text in self._events if who is None or who == seat]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return _render(self.view(None))
+    def _render_view(self, view: dict[str, Any]) -> str:
+        return _render(view)
 
     def __repr__(self) -> str:
         return (
@@ -893,100 +707,19 @@ class CauRobatState:
             f"to_play={self._to_play()} history={self._history}>"
         )
 
-    # ---------------------------------------------------------------- copies, equality -----
-
-    def clone(self) -> CauRobatState:
-        return copy.deepcopy(self)
-
-    def _pending_decks(self) -> list[list[int]]:
-        return self._decks + self._given[len(self._decks) :]
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self._game, self._seed, self._pending_decks(), self._rng.state, self._history)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CauRobatState) and other._key() == self._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    # ---------------------------------------------------------------- serialization --------
-
-    def serialize(self) -> str:
-        return json.dumps(
-            {
-                "game": GAME_NAME,
-                "config": self._cfg,
-                "seed": self._seed,
-                "decks": [_fmt_many(deck) for deck in self._pending_decks()],
-                "rng": self._rng.state,
-                "history": self._history,
-            },
-            separators=(",", ":"),
-        )
-
-    @staticmethod
-    def _deserialize(game: CauRobatGame, data: str) -> CauRobatState:
-        if not isinstance(data, str):
-            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
-        try:
-            obj = json.loads(data)
-        except ValueError as err:
-            raise ParseError(f"serialized state is not valid JSON: {err}") from None
-        keys = {"game", "config", "seed", "decks", "rng", "history"}
-        if not isinstance(obj, dict) or set(obj) != keys:
-            raise ParseError(
-                "serialized state must be an object with keys game, config, seed, "
-                "decks, rng, history"
-            )
-        if obj["game"] != GAME_NAME:
-            raise ParseError(f"serialized state is not a cau_robat state: {obj['game']!r}")
-        if not isinstance(obj["config"], dict):
-            raise ParseError("serialized config must be an object")
-        try:
-            other = CauRobatGame(**obj["config"])
-        except ConfigError as err:
-            raise ParseError(f"serialized config is invalid: {err}") from None
-        if other != game:
-            raise ParseError("serialized state belongs to a game with another configuration")
-        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
-        for name, value in (("seed", seed), ("rng", rng)):
-            number = _as_int(value)
-            if number is None or not 0 <= number <= MASK64:
-                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(_as_int(a) is not None for a in history):
-            raise ParseError("serialized history must be a list of action ids")
-        if not isinstance(decks, list):
-            raise ParseError("serialized decks must be a list of decks")
-        try:
-            given = [_check_deck(deck) for deck in decks]
-        except ConfigError as err:
-            raise ParseError(f"serialized deck is invalid: {err}") from None
-        state = CauRobatState(game, seed, given)
-        for i, action in enumerate(history):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as err:
-                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
-        state._rng.state = rng
-        return state
-
     # ---------------------------------------------------------------- determinisation ------
 
-    def resample_from_infostate(self, player: int, seed: int) -> CauRobatState:
-        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+    def _resample(self, seat: int, sampler: SplitMix64) -> CauRobatState:
+        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
         The other players' unplayed cards of the current hand are re-dealt among them, each
         keeping his hand size and every card he was seen to play this hand.  A play shows the
         lowest card id of its rank in the player's hand, so a player who played a card of a rank
         held no lower card of that rank then, nor since: an unplayed card only goes to a player
         whose plays of its rank all have lower ids.  The hand's deck is rebuilt (table cards
-        first, then the hands in the canonical dealing order), earlier hands are kept, the
-        history is replayed unchanged, and future deals come from a new generator seeded with
-        ``seed``.
+        first, then the hands in the canonical dealing order), earlier hands are kept, and the
+        history is replayed unchanged.
         """
-        seat = self._check_seat(player)
-        seed = _check_seed(seed)
-        sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         h = self._hand
         n = self._n
         deck = list(h.deck)
@@ -1020,11 +753,7 @@ class CauRobatState:
                 q = deal_seat(h.dealer, i, n)
                 deck.append(dealt[q][taken[q]])
                 taken[q] += 1
-        state = CauRobatState(self._game, self._seed, self._decks[:-1] + [deck])
-        for action in self._history:
-            state.apply_action(action)
-        state._rng = SplitMix64(seed)
-        return state
+        return self._replayed(deck)
 
 
 def _assign(

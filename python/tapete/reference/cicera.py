@@ -18,10 +18,6 @@ of the capture set, in ascending id (rules §12).
 from __future__ import annotations
 
 import copy
-import json
-import numbers
-import operator
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +25,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.errors import ConfigError, ParseError
+from tapete.reference._base import (
+    TERMINAL,
+    ReferenceGame,
+    ReferenceState,
+    TensorBlocks,
+    as_int,
+    boolean,
+    choice,
+    first_dealer,
+    int_in,
+    merge_config,
+)
+from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import CICERA
-from tapete.reference.rng import MASK64, SplitMix64
+from tapete.reference.rng import SplitMix64
 
 __all__ = [
     "CAPTURE_BASE",
@@ -50,7 +59,6 @@ __all__ = [
 ]
 
 GAME_NAME = "cicera"
-TERMINAL = -4
 NUM_PLAYERS = 4
 NUM_CARDS = 52
 
@@ -308,98 +316,29 @@ _BOOLS = (
 _PACKET_SIZES = (12, 6, 4)
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def _int_in(key: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
-    if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
-    if not low <= number <= high:
-        raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
-    return number
-
-
-def _choice(key: str, value: object) -> str:
-    options = _CHOICES[key]
-    if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    return bool(value)
-
-
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(str(k) for k in set(raw) - set(_DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) for cicera: {', '.join(unknown)} "
-            f"(expected some of: {', '.join(_DEFAULTS)})"
-        )
-    merged = {**_DEFAULTS, **raw}
+    merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
     for key in _DEFAULTS:
         value = merged[key]
         if key == "target_score":
-            cfg[key] = _int_in(key, value, 1, 1000)
+            cfg[key] = int_in(key, value, 1, 1000)
         elif key == "packet_size":
-            number = _as_int(value)
+            number = as_int(value)
             if number not in _PACKET_SIZES:
                 raise ConfigError(f"packet_size must be 12, 6 or 4, got {value!r}")
             cfg[key] = number
         elif key == "first_dealer":
-            if isinstance(value, str):
-                if value != "random":
-                    raise ConfigError(
-                        f'first_dealer must be "random" or a seat 0..3, got {value!r}'
-                    )
-                cfg[key] = "random"
-            else:
-                cfg[key] = _int_in(key, value, 0, NUM_PLAYERS - 1)
+            cfg[key] = first_dealer(value, NUM_PLAYERS)
         elif key == "spades_majority_points":
-            cfg[key] = _int_in(key, value, 0, 10)
+            cfg[key] = int_in(key, value, 0, 10)
         elif key == "max_hands":
-            cfg[key] = _int_in(key, value, 1, 1000)
+            cfg[key] = int_in(key, value, 1, 1000)
         elif key in _BOOLS:
-            cfg[key] = _bool(key, value)
+            cfg[key] = boolean(key, value)
         else:
-            cfg[key] = _choice(key, value)
+            cfg[key] = choice(key, value, _CHOICES[key])
     return cfg
-
-
-def _check_seed(seed: object) -> int:
-    if seed is None:
-        return secrets.randbits(64)
-    number = _as_int(seed)
-    if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
-    return number
-
-
-def _check_deck(deck: object) -> list[int]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(f"a deck must be a list of 52 card strings, top card first, got {deck!r}")
-    ids: list[int] = []
-    for card in deck:
-        number = _as_int(card)
-        if number is not None and 0 <= number < NUM_CARDS:
-            ids.append(number)
-            continue
-        try:
-            ids.append(CICERA.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(NUM_CARDS)):
-        raise ConfigError("a deck must hold each of the 52 cards exactly once")
-    return ids
 
 
 def packet_seat(dealer: int, j: int, packet_size: int, deal_style: str) -> int:
@@ -414,21 +353,22 @@ def packet_seat(dealer: int, j: int, packet_size: int, deal_style: str) -> int:
 # ----------------------------------------------------------------------------------------------
 
 
-class CiceraGame:
+class CiceraGame(ReferenceGame["CiceraState"]):
     """A Cicera match (or single hand) with a fixed configuration."""
 
-    def __init__(self, **config: Any) -> None:
-        self._cfg: dict[str, Any] = _validate_config(dict(config))
+    _name = GAME_NAME
+    _pack = CICERA
+    _defaults = _DEFAULTS
+    _num_actions = NUM_DISTINCT_ACTIONS
 
-    @property
-    def name(self) -> str:
-        return GAME_NAME
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return _validate_config(raw)
+
+    def _new_state(self, seed: int, given: list[list[int]]) -> CiceraState:
+        return CiceraState(self, seed, given)
 
     def num_players(self) -> int:
         return NUM_PLAYERS
-
-    def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
 
     def observation_tensor_shape(self) -> tuple[int, ...]:
         return (OBSERVATION_SIZE,)
@@ -436,40 +376,6 @@ class CiceraGame:
     def max_game_length(self) -> int:
         hands = 1 if self._cfg["game_mode"] == "single_hand" else self._cfg["max_hands"]
         return int(100 * hands)
-
-    def config(self) -> dict[str, Any]:
-        return copy.deepcopy(self._cfg)
-
-    def new_initial_state(
-        self,
-        seed: int | None = None,
-        deck: Sequence[str] | None = None,
-        decks: Sequence[Sequence[str]] | None = None,
-    ) -> CiceraState:
-        if deck is not None and decks is not None:
-            raise ConfigError("give either deck or decks, not both")
-        given: list[list[int]] = []
-        if deck is not None:
-            given = [_check_deck(deck)]
-        elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return CiceraState(self, _check_seed(seed), given)
-
-    def deserialize_state(self, data: str) -> CiceraState:
-        return CiceraState._deserialize(self, data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CiceraGame) and other._cfg == self._cfg
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self._cfg, sort_keys=True))
-
-    def __repr__(self) -> str:
-        changed = {k: v for k, v in self._cfg.items() if v != _DEFAULTS[k]}
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        return f"CiceraGame({args})"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -508,45 +414,23 @@ class _Hand:
     to_play: int = 0
 
 
-def _p(seat: int) -> str:
-    return f"P{seat}"
-
-
-class CiceraState:
+class CiceraState(ReferenceState):
     """A Cicera match in progress.  Create it with ``CiceraGame.new_initial_state``."""
 
+    _game: CiceraGame
+
     def __init__(self, game: CiceraGame, seed: int, given_decks: list[list[int]]) -> None:
-        self._game = game
-        self._cfg: dict[str, Any] = game._cfg
-        self._seed = seed
-        self._rng = SplitMix64(seed)
-        self._given: list[list[int]] = [list(d) for d in given_decks]
-        self._decks: list[list[int]] = []
-        self._history: list[int] = []
+        super().__init__(game, seed, given_decks)
         self._scores: list[int] = [0, 0]
         self._past: list[dict[str, Any]] = []
-        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
-        self._rewards: list[float] = [0.0] * NUM_PLAYERS
-        self._terminal = False
         self._winner: int | None = None
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(NUM_PLAYERS)
-        else:
-            self._first_dealer = int(self._cfg["first_dealer"])
         self._hand: _Hand
         self._start_hand(0, self._first_dealer)
 
     # ---------------------------------------------------------------- hand flow ------------
 
-    def _event(self, seat: int | None, text: str) -> None:
-        self._events.append((seat, text))
-
     def _start_hand(self, index: int, dealer: int) -> None:
-        deck = CICERA.ids()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
+        deck = self._draw_deck(index)
         h = _Hand(index=index, dealer=dealer, deck=deck, start=len(self._history))
         self._hand = h
         self._event(None, f"hand {index}: dealer {_p(dealer)}")
@@ -645,12 +529,6 @@ class CiceraState:
 
     # ---------------------------------------------------------------- actions --------------
 
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self._hand.to_play
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
     def _options(self, card: int) -> list[tuple[int, ...]]:
         return capture_sets(self._hand.table, card, bool(self._cfg["force_single_match"]))
 
@@ -672,38 +550,9 @@ class CiceraState:
                 trails.append(TRAIL_BASE + card)
         return trails + caps
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(NUM_DISTINCT_ACTIONS, dtype=np.bool_)
-        for a in self.legal_actions():
-            mask[a] = True
-        return mask
-
-    def _check_action(self, action: object) -> int:
-        a = _as_int(action)
-        if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..155, got {action!r}")
-        if not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {a} is out of range 0..155")
-        if self._terminal:
-            raise IllegalActionError(f"the game is over; no action is legal (got {a})")
-        legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} ({self.action_to_string(a)}) is not legal now; legal: "
-                + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
-            )
-        return a
-
-    def apply_action(self, action: int) -> None:
-        a = self._check_action(action)
-        before = self.returns()
-        self._apply(a)
-        self._rewards = [after - b for after, b in zip(self.returns(), before)]
-
     def _apply(self, action: int) -> None:
         h = self._hand
         p = h.to_play
-        self._history.append(action)
         if action < CAPTURE_BASE:  # trail (rules §7 play_trail)
             card = action - TRAIL_BASE
             h.hands[p].remove(card)
@@ -770,9 +619,7 @@ class CiceraState:
         self._end_turn(p)
 
     def action_to_string(self, action: int) -> str:
-        a = _as_int(action)
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..155")
+        a = self._action_id(action)
         if a < CAPTURE_BASE:
             return f"play {_fmt(a - TRAIL_BASE)}"
         if a < TAKE_BASE:
@@ -791,9 +638,6 @@ class CiceraState:
             "or 'take <card>')"
         )
 
-    def history(self) -> list[int]:
-        return list(self._history)
-
     # ---------------------------------------------------------------- returns --------------
 
     def returns(self) -> list[float]:
@@ -807,16 +651,7 @@ class CiceraState:
             return [0.0] * NUM_PLAYERS
         return [1.0 if q % 2 == self._winner else -1.0 for q in range(NUM_PLAYERS)]
 
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
     # ---------------------------------------------------------------- observations ---------
-
-    def _check_seat(self, player: object) -> int:
-        seat = _as_int(player)
-        if seat is None or not 0 <= seat < NUM_PLAYERS:
-            raise ValueError(f"seat must be an integer in 0..3, got {player!r}")
-        return seat
 
     def _to_play(self) -> int | None:
         return None if self._terminal else self._hand.to_play
@@ -862,14 +697,8 @@ class CiceraState:
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
         seat = self._check_seat(player)
         h = self._hand
-        out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        pos = 0
-
-        def block(size: int) -> int:
-            nonlocal pos
-            start = pos
-            pos += size
-            return start
+        tensor = TensorBlocks(self._game.observation_tensor_shape())
+        out, block = tensor.out, tensor.block
 
         def rel(q: int) -> int:
             return (q - seat) % NUM_PLAYERS
@@ -918,23 +747,10 @@ class CiceraState:
         out[b + 1] = h.bonus[1 - mine] / 10.0
         out[b + 2] = self._scores[mine] / target
         out[b + 3] = self._scores[1 - mine] / target
-        assert pos == OBSERVATION_SIZE
-        return out
+        return tensor.done()
 
-    def observation_string(self, player: int) -> str:
-        return _render(self.view(self._check_seat(player)))
-
-    def information_state_string(self, player: int) -> str:
-        seat = self._check_seat(player)
-        lines = [
-            f"cicera {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
-            f"seat {seat}",
-        ]
-        lines += [text for who, text in self._events if who is None or who == seat]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return _render(self.view(None))
+    def _render_view(self, view: dict[str, Any]) -> str:
+        return _render(view)
 
     def __repr__(self) -> str:
         return (
@@ -942,100 +758,20 @@ class CiceraState:
             f"phase={self._hand.phase} to_play={self._to_play()} history={self._history}>"
         )
 
-    # ---------------------------------------------------------------- copies, equality -----
-
-    def clone(self) -> CiceraState:
-        return copy.deepcopy(self)
-
-    def _pending_decks(self) -> list[list[int]]:
-        return self._decks + self._given[len(self._decks) :]
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self._game, self._seed, self._pending_decks(), self._rng.state, self._history)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CiceraState) and other._key() == self._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    # ---------------------------------------------------------------- serialization --------
-
-    def serialize(self) -> str:
-        return json.dumps(
-            {
-                "game": GAME_NAME,
-                "config": self._cfg,
-                "seed": self._seed,
-                "decks": [_fmt_many(deck) for deck in self._pending_decks()],
-                "rng": self._rng.state,
-                "history": self._history,
-            },
-            separators=(",", ":"),
-        )
-
-    @staticmethod
-    def _deserialize(game: CiceraGame, data: str) -> CiceraState:
-        if not isinstance(data, str):
-            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
-        try:
-            obj = json.loads(data)
-        except ValueError as err:
-            raise ParseError(f"serialized state is not valid JSON: {err}") from None
-        keys = {"game", "config", "seed", "decks", "rng", "history"}
-        if not isinstance(obj, dict) or set(obj) != keys:
-            raise ParseError(
-                "serialized state must be an object with keys game, config, seed, "
-                "decks, rng, history"
-            )
-        if obj["game"] != GAME_NAME:
-            raise ParseError(f"serialized state is not a cicera state: {obj['game']!r}")
-        if not isinstance(obj["config"], dict):
-            raise ParseError("serialized config must be an object")
-        try:
-            other = CiceraGame(**obj["config"])
-        except ConfigError as err:
-            raise ParseError(f"serialized config is invalid: {err}") from None
-        if other != game:
-            raise ParseError("serialized state belongs to a game with another configuration")
-        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
-        for name, value in (("seed", seed), ("rng", rng)):
-            number = _as_int(value)
-            if number is None or not 0 <= number <= MASK64:
-                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(_as_int(a) is not None for a in history):
-            raise ParseError("serialized history must be a list of action ids")
-        if not isinstance(decks, list):
-            raise ParseError("serialized decks must be a list of decks")
-        try:
-            given = [_check_deck(deck) for deck in decks]
-        except ConfigError as err:
-            raise ParseError(f"serialized deck is invalid: {err}") from None
-        state = CiceraState(game, seed, given)
-        for i, action in enumerate(history):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as err:
-                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
-        state._rng.state = rng
-        return state
-
     # ---------------------------------------------------------------- determinisation ------
 
-    def resample_from_infostate(self, player: int, seed: int) -> CiceraState:
-        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+    def _resample(self, seat: int, sampler: SplitMix64) -> CiceraState:
+        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
-        Every card of the current hand that ``player`` has not seen (the other players'
+        Every card of the current hand that ``seat`` has not seen (the other players'
         unplayed cards and the undealt stock) is re-dealt at random: each other player keeps
         the number of cards he holds, and every card that was played stays with the player who
         played it, in the packet it came from.  Cicera allows no inference about a hand from
         the plays (capturing is optional, and with ``capture_compulsory`` a play only tells
         about the card played), so the hidden cards are uniformly mixed.  Earlier hands are
         kept as they were (every card of theirs was played in public); the history is replayed
-        unchanged, and future hands come from a new generator seeded with ``seed``.
+        unchanged.
         """
-        seat = self._check_seat(player)
-        seed = _check_seed(seed)
-        sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         h = self._hand
         deck = list(h.deck)
         if not self._terminal:
@@ -1047,11 +783,7 @@ class CiceraState:
             for k, i in enumerate(slots):
                 deck[i] = hidden[k]
             deck[h.pos :] = hidden[len(slots) :]
-        state = CiceraState(self._game, self._seed, self._decks[:-1] + [deck])
-        for action in self._history:
-            state.apply_action(action)
-        state._rng = SplitMix64(seed)
-        return state
+        return self._replayed(deck)
 
 
 def _render(v: dict[str, Any]) -> str:

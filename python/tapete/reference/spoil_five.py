@@ -13,10 +13,6 @@ is created, so every non-terminal state is a decision node of one player.
 from __future__ import annotations
 
 import copy
-import json
-import numbers
-import operator
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,8 +21,21 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.reference._base import (
+    TERMINAL,
+    ReferenceGame,
+    ReferenceState,
+    TensorBlocks,
+    as_int,
+    boolean,
+    choice,
+    first_dealer,
+    int_in,
+    merge_config,
+)
+from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import FRENCH
-from tapete.reference.rng import MASK64, SplitMix64
+from tapete.reference.rng import SplitMix64
 
 __all__ = [
     "DECLINE",
@@ -43,7 +52,6 @@ __all__ = [
 ]
 
 GAME_NAME = "spoil_five"
-TERMINAL = -4
 
 # Action ids (rules §8.2).
 NUM_DISTINCT_ACTIONS = 107
@@ -273,36 +281,10 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _STAKE_KEYS = ("base_stake", "dealer_stake", "pool_stake", "spoil_stake", "dealer_extra")
 
 
-def _as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        return None
-    return operator.index(value)
-
-
-def _is_int(value: object) -> bool:
-    return _as_int(value) is not None
-
-
-def _int_in(key: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
-    if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
-    if not low <= number <= high:
-        raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
-    return number
-
-
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(raw) - set(_DEFAULTS))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) for spoil_five: {', '.join(unknown)} "
-            f"(expected some of: {', '.join(_DEFAULTS)})"
-        )
-    merged = {**_DEFAULTS, **raw}
+    merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
-    n = _int_in("players", merged["players"], 2, 10)
+    n = int_in("players", merged["players"], 2, 10)
     cfg["players"] = n
 
     parts = merged["partnerships"]
@@ -315,7 +297,7 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
         for team in parts:
             if not isinstance(team, (list, tuple)) or not team:
                 raise ConfigError(f"each team must be a non-empty list of seats, got {team!r}")
-            teams.append([_int_in("a partnership seat", s, 0, n - 1) for s in team])
+            teams.append([int_in("a partnership seat", s, 0, n - 1) for s in team])
         seats = sorted(s for team in teams for s in team)
         if seats != list(range(n)):
             raise ConfigError(
@@ -327,78 +309,33 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
     else:
         raise ConfigError(f'partnerships must be "none" or a list of teams, got {parts!r}')
 
-    first = merged["first_dealer"]
-    if isinstance(first, str):
-        if first != "random":
-            raise ConfigError(f'first_dealer must be "random" or a seat, got {first!r}')
-        cfg["first_dealer"] = "random"
-    else:
-        cfg["first_dealer"] = _int_in("first_dealer", first, 0, n - 1)
+    cfg["first_dealer"] = first_dealer(merged["first_dealer"], n, "a seat")
 
     batches = merged["deal_batches"]
     if (
         not isinstance(batches, (list, tuple))
-        or not all(_is_int(b) for b in batches)
+        or not all(as_int(b) is not None for b in batches)
         or [int(b) for b in batches] not in ([2, 3], [3, 2])
     ):
         raise ConfigError(f"deal_batches must be [2, 3] or [3, 2], got {batches!r}")
     cfg["deal_batches"] = [int(b) for b in batches]
 
     for key in ("ante_mode",):
-        cfg[key] = _choice(key, merged[key])
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
     for key in _STAKE_KEYS:
-        cfg[key] = _int_in(key, merged[key], 0, 1000)
+        cfg[key] = int_in(key, merged[key], 0, 1000)
     for key in ("rob_policy", "rob_timing", "renege_reference"):
-        cfg[key] = _choice(key, merged[key])
-    cfg["jinking"] = _bool("jinking", merged["jinking"])
-    cfg["jink_payment"] = _choice("jink_payment", merged["jink_payment"])
-    cfg["team_remainder"] = _choice("team_remainder", merged["team_remainder"])
-    cfg["early_spoil_stop"] = _bool("early_spoil_stop", merged["early_spoil_stop"])
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
+    cfg["jinking"] = boolean("jinking", merged["jinking"])
+    for key in ("jink_payment", "team_remainder"):
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
+    cfg["early_spoil_stop"] = boolean("early_spoil_stop", merged["early_spoil_stop"])
     deals = merged["num_deals"]
-    cfg["num_deals"] = n if deals is None else _int_in("num_deals", deals, 1, 1000)
-    cfg["leftover_pool"] = _choice("leftover_pool", merged["leftover_pool"])
-    cfg["max_extra_deals"] = _int_in("max_extra_deals", merged["max_extra_deals"], 0, 1000)
+    cfg["num_deals"] = n if deals is None else int_in("num_deals", deals, 1, 1000)
+    for key in ("leftover_pool",):
+        cfg[key] = choice(key, merged[key], _CHOICES[key])
+    cfg["max_extra_deals"] = int_in("max_extra_deals", merged["max_extra_deals"], 0, 1000)
     return cfg
-
-
-def _choice(key: str, value: object) -> str:
-    options = _CHOICES[key]
-    if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
-    return value
-
-
-def _bool(key: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    return bool(value)
-
-
-def _check_seed(seed: object) -> int:
-    if seed is None:
-        return secrets.randbits(64)
-    number = _as_int(seed)
-    if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
-    return number
-
-
-def _check_deck(deck: object) -> list[int]:
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(f"a deck must be a list of 52 card strings, top card first, got {deck!r}")
-    ids: list[int] = []
-    for card in deck:
-        number = _as_int(card)
-        if number is not None and 0 <= number < 52:
-            ids.append(number)
-            continue
-        try:
-            ids.append(FRENCH.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(52)):
-        raise ConfigError("a deck must hold each of the 52 cards exactly once")
-    return ids
 
 
 # ----------------------------------------------------------------------------------------------
@@ -406,11 +343,16 @@ def _check_deck(deck: object) -> list[int]:
 # ----------------------------------------------------------------------------------------------
 
 
-class SpoilFiveGame:
+class SpoilFiveGame(ReferenceGame["SpoilFiveState"]):
     """A Spoil Five match with a fixed configuration."""
 
+    _name = GAME_NAME
+    _pack = FRENCH
+    _defaults = _DEFAULTS
+    _num_actions = NUM_DISTINCT_ACTIONS
+
     def __init__(self, **config: Any) -> None:
-        self._cfg: dict[str, Any] = _validate_config(dict(config))
+        super().__init__(**config)
         n: int = self._cfg["players"]
         if self._cfg["partnerships"] == "none":
             teams = [[s] for s in range(n)]
@@ -422,15 +364,11 @@ class SpoilFiveGame:
             for s in team:
                 self._side_of[s] = i
 
-    @property
-    def name(self) -> str:
-        return GAME_NAME
+    def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return _validate_config(raw)
 
-    def num_players(self) -> int:
-        return int(self._cfg["players"])
-
-    def num_distinct_actions(self) -> int:
-        return NUM_DISTINCT_ACTIONS
+    def _new_state(self, seed: int, given: list[list[int]]) -> SpoilFiveState:
+        return SpoilFiveState(self, seed, given)
 
     def observation_tensor_shape(self) -> tuple[int, ...]:
         return (277 * self.num_players() + 181,)
@@ -440,41 +378,11 @@ class SpoilFiveGame:
         extra = self._cfg["max_extra_deals"] if self._cfg["leftover_pool"] == "play_on" else 0
         return int((self._cfg["num_deals"] + extra) * (5 * n + 2))
 
-    def config(self) -> dict[str, Any]:
-        return copy.deepcopy(self._cfg)
-
-    def new_initial_state(
-        self,
-        seed: int | None = None,
-        deck: Sequence[str] | None = None,
-        decks: Sequence[Sequence[str]] | None = None,
-    ) -> SpoilFiveState:
-        if deck is not None and decks is not None:
-            raise ConfigError("give either deck or decks, not both")
-        given: list[list[int]] = []
-        if deck is not None:
-            given = [_check_deck(deck)]
-        elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return SpoilFiveState(self, _check_seed(seed), given)
-
-    def deserialize_state(self, data: str) -> SpoilFiveState:
-        return SpoilFiveState._deserialize(self, data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SpoilFiveGame) and other._cfg == self._cfg
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self._cfg, sort_keys=True))
-
-    def __repr__(self) -> str:
+    def _changed_config(self) -> dict[str, Any]:
         changed = {k: v for k, v in self._cfg.items() if k != "num_deals" and v != _DEFAULTS[k]}
         if self._cfg["num_deals"] != self._cfg["players"]:
             changed["num_deals"] = self._cfg["num_deals"]
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        return f"SpoilFiveGame({args})"
+        return changed
 
 
 # ----------------------------------------------------------------------------------------------
@@ -524,39 +432,25 @@ class _Deal:
     winner: int | None = None
 
 
-def _p(seat: int) -> str:
-    return f"P{seat}"
-
-
 def _cards_text(cards: Sequence[int]) -> str:
     return " ".join(FRENCH.to_string(c) for c in cards)
 
 
-class SpoilFiveState:
+class SpoilFiveState(ReferenceState):
     """A Spoil Five match in progress.  Create it with ``SpoilFiveGame.new_initial_state``."""
 
+    _game: SpoilFiveGame
+
+    _unit = "match"
+
     def __init__(self, game: SpoilFiveGame, seed: int, given_decks: list[list[int]]) -> None:
-        self._game = game
-        self._cfg: dict[str, Any] = game._cfg
-        self._n: int = game.num_players()
-        self._seed = seed
-        self._rng = SplitMix64(seed)
-        self._given: list[list[int]] = [list(d) for d in given_decks]
-        self._decks: list[list[int]] = []
-        self._history: list[int] = []
+        super().__init__(game, seed, given_decks)
         self._log: list[tuple[int, int, str]] = []  # (actor, action, phase) per history entry
         self._deal_starts: list[int] = []
         self._balances: list[int] = [0] * self._n
         self._pool = 0
         self._past: list[dict[str, Any]] = []
-        self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
-        self._rewards: list[float] = [0.0] * self._n
-        self._terminal = False
         self._share = 0.0  # each seat's share of the pool left at the end of the match
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(self._n)
-        else:
-            self._first_dealer = int(self._cfg["first_dealer"])
         self._deal: _Deal
         self._start_deal(0, self._first_dealer)
 
@@ -589,11 +483,7 @@ class SpoilFiveState:
         for q in range(n):
             self._balances[q] -= antes[q]
             self._pool += antes[q]
-        deck = FRENCH.ids()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
+        deck = self._draw_deck(index)
         self._deal_starts.append(len(self._history))
 
         first, second = self._cfg["deal_batches"]
@@ -669,9 +559,6 @@ class SpoilFiveState:
             self._event(None, f"{FRENCH.to_string(d.turn_up)} joins {_p(p)}'s hand")
         if d.rob_pending and p == d.holder and self._cfg["rob_timing"] == "at_turn":
             d.phase = "rob"
-
-    def _event(self, seat: int | None, text: str) -> None:
-        self._events.append((seat, text))
 
     def _finish_trick(self) -> None:
         """Rules §5.1, after each completed trick."""
@@ -788,11 +675,8 @@ class SpoilFiveState:
 
     # ---------------------------------------------------------------- actions --------------
 
-    def current_player(self) -> int:
-        return TERMINAL if self._terminal else self._deal.to_play
-
-    def is_terminal(self) -> bool:
-        return self._terminal
+    def _to_play(self) -> int | None:
+        return None if self._terminal else self._deal.to_play
 
     def legal_actions(self) -> list[int]:
         if self._terminal:
@@ -810,39 +694,10 @@ class SpoilFiveState:
             d.hands[d.to_play], d.current.cards(), d.trump, self._cfg["renege_reference"]
         )
 
-    def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(NUM_DISTINCT_ACTIONS, dtype=np.bool_)
-        for a in self.legal_actions():
-            mask[a] = True
-        return mask
-
-    def _check_action(self, action: object) -> int:
-        a = _as_int(action)
-        if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..106, got {action!r}")
-        if not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {a} is out of range 0..106")
-        if self._terminal:
-            raise IllegalActionError(f"the match is over; no action is legal (got {a})")
-        legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} ({self.action_to_string(a)}) is not legal now; legal: "
-                + ", ".join(f"{x} ({self.action_to_string(x)})" for x in legal)
-            )
-        return a
-
-    def apply_action(self, action: int) -> None:
-        a = self._check_action(action)
-        before = self.returns()
-        self._apply(a)
-        self._rewards = [after - b for after, b in zip(self.returns(), before)]
-
     def _apply(self, action: int) -> None:
         d = self._deal
         p = d.to_play
         phase = d.phase
-        self._history.append(action)
         self._log.append((p, action, phase))
         policy_penalty = self._cfg["rob_policy"] == "penalty"
         if phase == "dealer_rob":
@@ -904,9 +759,7 @@ class SpoilFiveState:
                 self._finish_trick()
 
     def action_to_string(self, action: int) -> str:
-        a = _as_int(action)
-        if a is None or not 0 <= a < NUM_DISTINCT_ACTIONS:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..106")
+        a = self._action_id(action)
         if a < DISCARD_BASE:
             return f"play {FRENCH.to_string(a)}"
         if a < DECLINE:
@@ -929,24 +782,12 @@ class SpoilFiveState:
             "'decline', 'stand' or 'jink')"
         )
 
-    def history(self) -> list[int]:
-        return list(self._history)
-
     # ---------------------------------------------------------------- money ----------------
 
     def returns(self) -> list[float]:
         return [float(b) + self._share for b in self._balances]
 
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
-
     # ---------------------------------------------------------------- observations ---------
-
-    def _check_seat(self, player: object) -> int:
-        seat = _as_int(player)
-        if seat is None or not 0 <= seat < self._n:
-            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
-        return seat
 
     def _seen_phase(self, viewer: int | None) -> tuple[str, int | None]:
         """Phase and player to act as ``viewer`` sees them (a hand-held rob node is private)."""
@@ -1025,14 +866,8 @@ class SpoilFiveState:
         def rel(q: int) -> int:
             return (q - seat) % n
 
-        out = np.zeros(self._game.observation_tensor_shape(), dtype=np.float32)
-        pos = 0
-
-        def block(size: int) -> int:
-            nonlocal pos
-            start = pos
-            pos += size
-            return start
+        tensor = TensorBlocks(self._game.observation_tensor_shape())
+        out, block = tensor.out, tensor.block
 
         b = block(5)
         out[b + _PHASES_SEEN.index(v["phase"])] = 1
@@ -1093,23 +928,10 @@ class SpoilFiveState:
         b = block(n)
         for q in range(n):
             out[b + rel(q)] = d.antes[q] / scale
-        assert pos == out.shape[0]
-        return out
+        return tensor.done()
 
-    def observation_string(self, player: int) -> str:
-        return _render(self.view(self._check_seat(player)))
-
-    def information_state_string(self, player: int) -> str:
-        seat = self._check_seat(player)
-        lines = [
-            f"spoil_five {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
-            f"seat {seat}",
-        ]
-        lines += [text for who, text in self._events if who is None or who == seat]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return _render(self.view(None))
+    def _render_view(self, view: dict[str, Any]) -> str:
+        return _render(view)
 
     def __repr__(self) -> str:
         phase, to_play = self._seen_phase(None)
@@ -1118,110 +940,19 @@ class SpoilFiveState:
             f"phase={phase} to_play={to_play} history={self._history}>"
         )
 
-    # ---------------------------------------------------------------- copies, equality -----
-
-    def clone(self) -> SpoilFiveState:
-        return copy.deepcopy(self)
-
-    def _pending_decks(self) -> list[list[int]]:
-        return self._decks + self._given[len(self._decks) :]
-
-    def _key(self) -> tuple[Any, ...]:
-        return (
-            self._game,
-            self._seed,
-            self._pending_decks(),
-            self._rng.state,
-            self._history,
-        )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SpoilFiveState) and other._key() == self._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    # ---------------------------------------------------------------- serialization --------
-
-    def serialize(self) -> str:
-        return json.dumps(
-            {
-                "game": GAME_NAME,
-                "config": self._cfg,
-                "seed": self._seed,
-                "decks": [FRENCH.format_many(deck) for deck in self._pending_decks()],
-                "rng": self._rng.state,
-                "history": self._history,
-            },
-            separators=(",", ":"),
-        )
-
-    @staticmethod
-    def _deserialize(game: SpoilFiveGame, data: str) -> SpoilFiveState:
-        if not isinstance(data, str):
-            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
-        try:
-            obj = json.loads(data)
-        except ValueError as err:
-            raise ParseError(f"serialized state is not valid JSON: {err}") from None
-        if not isinstance(obj, dict) or set(obj) != {
-            "game",
-            "config",
-            "seed",
-            "decks",
-            "rng",
-            "history",
-        }:
-            raise ParseError(
-                "serialized state must be an object with keys game, config, seed, "
-                "decks, rng, history"
-            )
-        if obj["game"] != GAME_NAME:
-            raise ParseError(f"serialized state is not a spoil_five state: {obj['game']!r}")
-        if not isinstance(obj["config"], dict):
-            raise ParseError("serialized config must be an object")
-        try:
-            other = SpoilFiveGame(**obj["config"])
-        except ConfigError as err:
-            raise ParseError(f"serialized config is invalid: {err}") from None
-        if other != game:
-            raise ParseError("serialized state belongs to a game with another configuration")
-        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
-        for name, value in (("seed", seed), ("rng", rng)):
-            if not _is_int(value) or not 0 <= value <= MASK64:
-                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(_is_int(a) for a in history):
-            raise ParseError("serialized history must be a list of action ids")
-        if not isinstance(decks, list):
-            raise ParseError("serialized decks must be a list of decks")
-        try:
-            given = [_check_deck(deck) for deck in decks]
-        except ConfigError as err:
-            raise ParseError(f"serialized deck is invalid: {err}") from None
-        state = SpoilFiveState(game, seed, given)
-        for i, action in enumerate(history):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as err:
-                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
-        state._rng.state = rng
-        return state
-
     # ---------------------------------------------------------------- determinisation ------
 
-    def resample_from_infostate(self, player: int, seed: int) -> SpoilFiveState:
-        """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
+    def _resample(self, seat: int, sampler: SplitMix64) -> SpoilFiveState:
+        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
-        Every card of the current deal that ``player`` cannot see is re-dealt among the places
-        it could be (other hands, put-out cards, the stock), respecting what ``player`` can infer:
+        Every card of the current deal that ``seat`` cannot see is re-dealt among the places
+        it could be (other hands, put-out cards, the stock), respecting what ``seat`` can infer:
         failures to follow suit, reneges on trump leads, who robbed, and who could still hold or
         have declined to rob with the ace of trumps.  Earlier deals are kept as they were.  Each
-        candidate is replayed through the checked ``apply_action`` and kept only if the player's
-        view, observation and information state are unchanged; after 64 failed candidates the
-        true hidden cards are kept.  Future deals come from a new generator seeded with ``seed``.
+        candidate is replayed through the checked ``apply_action`` and kept only if the view,
+        observation and information state of ``seat`` are unchanged; after 64 failed candidates
+        the true hidden cards are kept.
         """
-        seat = self._check_seat(player)
-        seed = _check_seed(seed)
-        sampler = SplitMix64(seed ^ 0x5DEECE66D2545F49)
         target = (
             self.view(seat),
             self.information_state_string(seat),
@@ -1238,11 +969,9 @@ class SpoilFiveState:
                 )
                 == target
             ):
-                candidate._rng = SplitMix64(seed)
                 return candidate
         fallback = self.clone()
         fallback._given = [list(deck) for deck in fallback._decks]
-        fallback._rng = SplitMix64(seed)
         return fallback
 
     def _try_resample(self, seat: int, sampler: SplitMix64) -> SpoilFiveState | None:
