@@ -829,3 +829,58 @@ def test_pay6_dealer_only_after_spoil(impl):
     assert view["balances"] == [-3, 5, 1, -3]
     assert view["pool"] == 0
     assert state.returns() == pytest.approx([-3, 5, 1, -3])
+
+
+# --------------------------------------------------------------------------------------------
+# Options of rules §9 with exact expectations (docs/rules/spoil_five.md)
+
+
+def test_rob_policy_disabled(impl):
+    ex, state = start_example(impl, "A", rob_policy="disabled", leftover_pool="unresolved")
+    play(state, "play 5S", seat=1)
+    view = state.view()
+    assert view["phase"] == "play" and view["to_play"] == 2  # no rob for the ace holder
+    assert not any(s.startswith("rob") for s in legal_strings(state))
+    assert view["turn_up_at"] == "stock" and view["robber"] is None
+    ex, state = start_example(impl, "B", rob_policy="disabled", leftover_pool="unresolved")
+    view = state.view()
+    assert view["phase"] == "play" and view["to_play"] == 0  # no dealer rob for the ace
+    assert view["hand_sizes"][3] == 5 and view["turn_up_at"] == "stock"
+
+
+def test_rob_timing_before_first_lead(impl):
+    ex, state = start_example(impl, "A", rob_timing="before_first_lead")
+    full, eldest = state.view(), state.view(1)
+    assert full["phase"] == "rob" and full["to_play"] == 2
+    assert legal_strings(state) == ["rob 3C", "rob JD", "rob 10H", "rob 4S", "rob AS"]
+    # the other seats see the eldest about to lead, not who holds the ace of trumps
+    assert eldest["phase"] == "play" and eldest["to_play"] == 1
+    play(state, "rob 10H", seat=2)
+    view = state.view()
+    assert view["phase"] == "play" and view["to_play"] == 1 and view["robber"] == 2
+    assert "9S" in view["hands"][2] and "10H" not in view["hands"][2]
+    assert view["put_out"] == [None, None, "10H"]
+
+
+def test_early_spoil_stop_ends_example_b_after_trick_4(impl):
+    ex, state = start_example(impl, "B", early_spoil_stop=True, leftover_pool="unresolved")
+    play_example(ex, state, ex["steps"][:17])  # the dealer's rob and tricks 1-4
+    assert state.is_terminal()
+    record = state.view()["past_deals"][-1]
+    assert record["outcome"] == "spoil" and record["tricks_won"] == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("config", "returns"),
+    [
+        ({"leftover_pool": "split_equally"}, [-1 + 1.25, -1 + 1.25, -1 + 1.25, -2 + 1.25]),
+        ({"leftover_pool": "play_on", "max_extra_deals": 0}, [0.25, 0.25, 0.25, -0.75]),
+        ({"leftover_pool": "unresolved"}, [-1, -1, -1, -2]),
+    ],
+)
+def test_leftover_pool_after_a_spoil(impl, config, returns):
+    ex, state = start_example(impl, "B", **config)
+    play_example(ex, state)
+    assert state.is_terminal()
+    assert state.view()["pool"] == 5
+    assert state.returns() == returns
