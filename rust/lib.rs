@@ -19,6 +19,7 @@ pub use error::{Error, Result};
 pub use game::{Action, Game};
 pub use games::cau_robat::CauRobat;
 pub use games::cicera::Cicera;
+pub use games::cuajo::Cuajo;
 pub use games::spoil_five::SpoilFive;
 pub use registry::{list_games, load_game};
 pub use rng::Rng;
@@ -30,5 +31,6 @@ macro_rules! for_each_game {
         $m!($crate::games::spoil_five::SpoilFive);
         $m!($crate::games::cicera::Cicera);
         $m!($crate::games::cau_robat::CauRobat);
+        $m!($crate::games::cuajo::Cuajo);
     };
 }

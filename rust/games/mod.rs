@@ -2,4 +2,5 @@
 
 pub mod cau_robat;
 pub mod cicera;
+pub mod cuajo;
 pub mod spoil_five;

@@ -3,7 +3,7 @@
 
 use crate::dynamic::{DynGame, DynState};
 use crate::games::spoil_five::{self, RenegeReference};
-use crate::games::{cau_robat, cicera};
+use crate::games::{cau_robat, cicera, cuajo};
 use crate::{cards, registry, Error};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -710,6 +710,82 @@ fn cau_robat_run(table_ranks: &Bound<'_, PyAny>, rank: &Bound<'_, PyAny>) -> PyR
         .collect())
 }
 
+/// A multiset of Cuajo cards as counts, with `n` cards (one of `sizes`).
+fn cuajo_counts(cards: &Bound<'_, PyAny>, sizes: &[usize]) -> PyResult<cuajo::eval::Counts> {
+    let mut counts = [0u8; cuajo::eval::KINDS];
+    let names = texts(cards, "cards")?;
+    for c in &names {
+        let k = cards::CUAJO_112.parse(c).py_err()?;
+        counts[k as usize] += 1;
+        if counts[k as usize] > 4 {
+            return Err(PyValueError::new_err(format!(
+                "{c} appears more than four times: the pack has four of each card"
+            )));
+        }
+    }
+    if !sizes.contains(&names.len()) {
+        let want: Vec<String> = sizes.iter().map(ToString::to_string).collect();
+        return Err(PyValueError::new_err(format!(
+            "expected {} cards, got {}",
+            want.join(" or "),
+            names.len()
+        )));
+    }
+    Ok(counts)
+}
+
+fn cuajo_names(kinds: impl Iterator<Item = u8>) -> Vec<String> {
+    kinds.map(|k| cards::CUAJO_112.name_of(k)).collect()
+}
+
+#[pyfunction]
+fn cuajo_is_complete(cards: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let c = cuajo_counts(cards, &[16])?;
+    Ok(cuajo::eval::partitionable(&c, cuajo::eval::Melds::DEFAULT))
+}
+
+#[pyfunction]
+fn cuajo_arrangement(cards: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Vec<String>>>> {
+    let c = cuajo_counts(cards, &[16])?;
+    Ok(
+        cuajo::eval::arrangement(&c, cuajo::eval::Melds::DEFAULT).map(|groups| {
+            groups
+                .into_iter()
+                .map(|g| cuajo_names(g.into_iter()))
+                .collect()
+        }),
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (cards, sowee=None))]
+fn cuajo_waits(
+    cards: &Bound<'_, PyAny>,
+    sowee: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<String>> {
+    let c = cuajo_counts(cards, &[15])?;
+    let sowee = match sowee {
+        Some(w) => Some(cards::CUAJO_112.parse(&text(w, "the sowee")?).py_err()? as usize),
+        None => None,
+    };
+    if let Some(w) = sowee.filter(|&w| c[w] > 3) {
+        return Err(PyValueError::new_err(format!(
+            "four {} with {} as the sowee: only three copies are in play",
+            cards::CUAJO_112.name_of(w as u8),
+            cards::CUAJO_112.name_of(w as u8)
+        )));
+    }
+    let copies = |k: usize| if Some(k) == sowee { 3 } else { 4 };
+    let w = cuajo::eval::waits(&c, &c, copies, cuajo::eval::Melds::DEFAULT);
+    Ok(cuajo_names((0..28u8).filter(|&k| w & (1 << k) != 0)))
+}
+
+#[pyfunction]
+fn cuajo_distance(cards: &Bound<'_, PyAny>) -> PyResult<u8> {
+    let c = cuajo_counts(cards, &[15, 16])?;
+    Ok(cuajo::eval::distance(&c))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGame>()?;
@@ -724,6 +800,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cicera_captures, m)?)?;
     m.add_function(wrap_pyfunction!(cicera_score_hand, m)?)?;
     m.add_function(wrap_pyfunction!(cau_robat_run, m)?)?;
+    m.add_function(wrap_pyfunction!(cuajo_is_complete, m)?)?;
+    m.add_function(wrap_pyfunction!(cuajo_arrangement, m)?)?;
+    m.add_function(wrap_pyfunction!(cuajo_waits, m)?)?;
+    m.add_function(wrap_pyfunction!(cuajo_distance, m)?)?;
     m.add("TERMINAL", -4)?;
     Ok(())
 }

@@ -29,6 +29,13 @@ fn configs(name: &str) -> Vec<serde_json::Value> {
             json!({"players": 5, "chain_penalty_payers": "all_opponents", "direct_pile_match": true, "hand_tie": "shared"}),
             json!({"sequence_direction": "up_only", "rank_conflict": "stop", "own_pile_links": true, "multi_pile_same_rank": "first_only", "cau_enabled": false, "leftover_table_cards": "last_capturer"}),
         ],
+        "cuajo" => vec![
+            json!({}),
+            json!({"hands_per_match": 3, "dealer_after_wash": "next", "returns": "individual", "max_turns": 60}),
+            json!({"purro_call": "optional", "purro_marker": "player_choice", "secret_kind_public": true, "empty_stock": "immediate_wash", "may_rediscard_taken_card": false}),
+            json!({"undeclared_quad_valid": false, "sowee_triple_undeclared_valid": true, "dead_waits_count": false, "penalty_draws_claimable": false, "purro_loss_penalty_turns": 3}),
+            json!({"king_basis": "payer", "special_flat": false, "bonus_mode": "additive", "r2_needs_sowee_copy": false, "extra_draw": 0, "secret_on_winning_turn": false, "dealer_natural_win": false}),
+        ],
         _ => vec![json!({})],
     }
 }

@@ -14,6 +14,7 @@ from tapete.errors import ConfigError
 from tapete.reference._base import TERMINAL
 from tapete.reference.cau_robat import CauRobatGame
 from tapete.reference.cicera import CiceraGame
+from tapete.reference.cuajo import CuajoGame
 from tapete.reference.spoil_five import SpoilFiveGame
 
 __all__ = ["TERMINAL", "list_games", "load_game"]
@@ -23,6 +24,7 @@ _GAMES: dict[str, Callable[..., Any]] = {
     "spoil_five": SpoilFiveGame,
     "cicera": CiceraGame,
     "cau_robat": CauRobatGame,
+    "cuajo": CuajoGame,
 }
 
 

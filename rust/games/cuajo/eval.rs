@@ -1,0 +1,413 @@
+//! The Cuajo hand evaluator: completeness by blocks and a per-rank table, waits, one
+//! arrangement, and the distance to a complete hand. Hands are count vectors over the 28 kinds
+//! (`7·suit + rank`, ranks A 3 4 5 J H K).
+
+pub const KINDS: usize = 28;
+pub type Counts = [u8; KINDS];
+
+pub const ACE: usize = 0;
+pub const THREE: usize = 1;
+pub const JACK: usize = 4;
+pub const KING: usize = 6;
+
+pub const fn kind(suit: usize, rank: usize) -> usize {
+    7 * suit + rank
+}
+pub const fn rank_of(k: usize) -> usize {
+    k % 7
+}
+pub const fn suit_of(k: usize) -> usize {
+    k / 7
+}
+pub const fn is_king(k: usize) -> bool {
+    k % 7 == KING
+}
+
+/// Weight of suit `s` in a rank pattern index (base 5, coins most significant).
+const WEIGHT: [usize; 4] = [125, 25, 5, 1];
+
+/// `table[i]`: the pattern `i = Σ count(suit)·WEIGHT(suit)` of one rank splits into sets of
+/// three or four distinct suits (and quads of one suit when `quads`).
+const fn rank_table(quads: bool) -> [bool; 625] {
+    let mut t = [false; 625];
+    t[0] = true;
+    let mut i = 1;
+    while i < 625 {
+        let a = [i / 125, i / 25 % 5, i / 5 % 5, i % 5];
+        let mut m = 0;
+        while m < 16 {
+            let mut bits = 0;
+            let mut fits = true;
+            let mut minus = 0;
+            let mut s = 0;
+            while s < 4 {
+                if m & (1 << s) != 0 {
+                    bits += 1;
+                    fits = fits && a[s] > 0;
+                    minus += WEIGHT[s];
+                }
+                s += 1;
+            }
+            if bits >= 3 && fits && t[i - minus] {
+                t[i] = true;
+            }
+            m += 1;
+        }
+        let mut s = 0;
+        while s < 4 {
+            if quads && a[s] == 4 && t[i - 4 * WEIGHT[s]] {
+                t[i] = true;
+            }
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+pub static SETS_AND_QUADS: [bool; 625] = rank_table(true);
+pub static SETS_ONLY: [bool; 625] = rank_table(false);
+
+/// The rules that change what a combination is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Melds {
+    /// Four identical cards count without being declared.
+    pub quads: bool,
+    /// The kind whose three undeclared copies count as a combination (the sowee), if any.
+    pub triple: Option<u8>,
+}
+
+impl Melds {
+    pub const DEFAULT: Melds = Melds {
+        quads: true,
+        triple: None,
+    };
+
+    fn table(self) -> &'static [bool; 625] {
+        if self.quads {
+            &SETS_AND_QUADS
+        } else {
+            &SETS_ONLY
+        }
+    }
+}
+
+fn pattern(c: &Counts, rank: usize) -> usize {
+    c[rank] as usize * 125
+        + c[7 + rank] as usize * 25
+        + c[14 + rank] as usize * 5
+        + c[21 + rank] as usize
+}
+
+/// Sequences per suit for one choice: `r[s]` copies of the run starting at `first`.
+fn seq_weight(r: [u8; 4]) -> usize {
+    (0..4).map(|s| r[s] as usize * WEIGHT[s]).sum()
+}
+
+/// Every vector `r` with `r[s] ≤ max[s]`, in lexicographic order; stops when `f` says so.
+fn each_choice(max: [u8; 4], mut f: impl FnMut([u8; 4]) -> bool) -> bool {
+    for a in 0..=max[0] {
+        for b in 0..=max[1] {
+            for c in 0..=max[2] {
+                for d in 0..=max[3] {
+                    if f([a, b, c, d]) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// How many sequences starting at rank `first` each suit could hold.
+fn seq_max(c: &Counts, first: usize) -> [u8; 4] {
+    std::array::from_fn(|s| {
+        let k = kind(s, first);
+        c[k].min(c[k + 1]).min(c[k + 2])
+    })
+}
+
+/// The sequence choice that completes a block starting at `first` (`ranks` looked up: 3 for
+/// the low block, 2 for the high one whose kings may stand alone), if any.
+fn block_choice(c: &Counts, table: &[bool; 625], first: usize, ranks: usize) -> Option<[u8; 4]> {
+    let max = seq_max(c, first);
+    let pats: [usize; 3] = std::array::from_fn(|i| pattern(c, first + i));
+    let mut found = None;
+    each_choice(max, |r| {
+        let w = seq_weight(r);
+        let ok = (0..ranks).all(|i| table[pats[i] - w]);
+        if ok {
+            found = Some(r);
+        }
+        ok
+    });
+    found
+}
+
+fn split_ok(c: &Counts, table: &[bool; 625]) -> bool {
+    table[pattern(c, ACE)]
+        && block_choice(c, table, THREE, 3).is_some()
+        && block_choice(c, table, JACK, 2).is_some()
+}
+
+/// Can these cards (any number) be split entirely into combinations?
+pub fn partitionable(c: &Counts, melds: Melds) -> bool {
+    let table = melds.table();
+    if split_ok(c, table) {
+        return true;
+    }
+    match melds.triple {
+        Some(w) if c[w as usize] >= 3 => {
+            let mut d = *c;
+            d[w as usize] -= 3;
+            split_ok(&d, table)
+        }
+        _ => false,
+    }
+}
+
+/// The kinds that complete `pool` (one card added), a copy being available: the player holds
+/// `own[t]` of kind `t` and `copies(t)` exist in play. Bit `t` of the result.
+pub fn waits(pool: &Counts, own: &Counts, copies: impl Fn(usize) -> u8, melds: Melds) -> u32 {
+    let mut c = *pool;
+    let mut out = 0;
+    for t in 0..KINDS {
+        if own[t] >= copies(t) {
+            continue;
+        }
+        c[t] += 1;
+        if partitionable(&c, melds) {
+            out |= 1 << t;
+        }
+        c[t] -= 1;
+    }
+    out
+}
+
+/// One split of a partitionable multiset into combinations (each ascending, groups sorted), or
+/// `None`.
+pub fn arrangement(c: &Counts, melds: Melds) -> Option<Vec<Vec<u8>>> {
+    let mut c = *c;
+    let mut groups: Vec<Vec<u8>> = Vec::new();
+    let table = melds.table();
+    if !split_ok(&c, table) {
+        match melds.triple {
+            Some(w) if c[w as usize] >= 3 => {
+                c[w as usize] -= 3;
+                if !split_ok(&c, table) {
+                    return None;
+                }
+                groups.push(vec![w; 3]);
+            }
+            _ => return None,
+        }
+    }
+    for (first, ranks) in [(THREE, 3), (JACK, 2)] {
+        let r = block_choice(&c, table, first, ranks)?;
+        for (s, &n) in r.iter().enumerate() {
+            for _ in 0..n {
+                let k = kind(s, first);
+                groups.push(vec![k as u8, k as u8 + 1, k as u8 + 2]);
+                for i in 0..3 {
+                    c[k + i] -= 1;
+                }
+            }
+        }
+    }
+    for rank in [ACE, THREE, THREE + 1, THREE + 2, JACK, JACK + 1] {
+        let mut a: [u8; 4] = std::array::from_fn(|s| c[kind(s, rank)]);
+        split_rank(&mut a, rank, table, &mut groups);
+    }
+    for s in 0..4 {
+        let k = kind(s, KING);
+        groups.extend((0..c[k]).map(|_| vec![k as u8]));
+    }
+    groups.sort();
+    Some(groups)
+}
+
+/// Splits one rank's suit counts (a pattern the table accepts) into sets and quads.
+fn split_rank(a: &mut [u8; 4], rank: usize, table: &[bool; 625], out: &mut Vec<Vec<u8>>) {
+    while let Some(s) = (0..4).find(|&s| a[s] > 0) {
+        let idx = |a: &[u8; 4]| (0..4).map(|s| a[s] as usize * WEIGHT[s]).sum::<usize>();
+        let mut done = false;
+        if a[s] == 4 {
+            let mut b = *a;
+            b[s] = 0;
+            if table[idx(&b)] && table == &SETS_AND_QUADS {
+                out.push(vec![kind(s, rank) as u8; 4]);
+                *a = b;
+                done = true;
+            }
+        }
+        if !done {
+            for m in 1u8..16 {
+                if m & (1 << s) == 0 || m.count_ones() < 3 {
+                    continue;
+                }
+                if (0..4).any(|t| m & (1 << t) != 0 && a[t] == 0) {
+                    continue;
+                }
+                let mut b = *a;
+                (0..4).filter(|t| m & (1 << t) != 0).for_each(|t| b[t] -= 1);
+                if table[idx(&b)] {
+                    out.push(
+                        (0..4)
+                            .filter(|t| m & (1 << t) != 0)
+                            .map(|t| kind(t, rank) as u8)
+                            .collect(),
+                    );
+                    *a = b;
+                    done = true;
+                    break;
+                }
+            }
+        }
+        debug_assert!(done, "split_rank called on a pattern the table refuses");
+        if !done {
+            return;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Distance: 16 − the most cards a hand shares with a complete 16-card hand.
+
+const NONE: i16 = i16::MIN / 4;
+type Frontier = [i16; 17];
+
+/// Accepted rank patterns (default melds) as suit counts with their size.
+fn accepted_patterns() -> &'static [([u8; 4], u8)] {
+    static LIST: std::sync::OnceLock<Vec<([u8; 4], u8)>> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| {
+        (0..625)
+            .filter(|&i| SETS_AND_QUADS[i])
+            .map(|i| {
+                let a = [i / 125, i / 25 % 5, i / 5 % 5, i % 5].map(|x| x as u8);
+                (a, a.iter().sum())
+            })
+            .collect()
+    })
+}
+
+/// Best overlap with `held` for each size of an accepted pattern added on top of `base`
+/// (the rank's cards already used by sequences; they count towards the overlap here).
+fn rank_frontier(held: [u8; 4], base: [u8; 4]) -> Frontier {
+    let mut f = [NONE; 17];
+    for &(p, size) in accepted_patterns() {
+        if size > 16 || (0..4).any(|s| p[s] + base[s] > 4) {
+            continue;
+        }
+        let overlap: i16 = (0..4).map(|s| (p[s] + base[s]).min(held[s]) as i16).sum();
+        let z = size as usize;
+        f[z] = f[z].max(overlap);
+    }
+    f
+}
+
+fn combine(a: &Frontier, b: &Frontier) -> Frontier {
+    let mut out = [NONE; 17];
+    for i in 0..17 {
+        if a[i] == NONE {
+            continue;
+        }
+        for j in 0..17 - i {
+            if b[j] != NONE {
+                out[i + j] = out[i + j].max(a[i] + b[j]);
+            }
+        }
+    }
+    out
+}
+
+fn shift(f: &Frontier, by: usize) -> Frontier {
+    let mut out = [NONE; 17];
+    if by < 17 {
+        out[by..].copy_from_slice(&f[..17 - by]);
+    }
+    out
+}
+
+fn max_frontier(a: &mut Frontier, b: &Frontier) {
+    for i in 0..17 {
+        a[i] = a[i].max(b[i]);
+    }
+}
+
+fn suits_of(c: &Counts, rank: usize) -> [u8; 4] {
+    std::array::from_fn(|s| c[kind(s, rank)])
+}
+
+/// A block's frontier: every choice of sequences (starting at `first`, at most 5 in all), the
+/// ranks above looked up in the table; in the high block kings beyond the sequences may stand
+/// alone, each one held adding one card and one shared card.
+fn block_frontier(c: &Counts, first: usize, kings_free: bool) -> Frontier {
+    let mut best = [NONE; 17];
+    each_choice([4; 4], |r| {
+        let n: usize = r.iter().map(|&x| x as usize).sum();
+        if n > 5 {
+            return false;
+        }
+        let mut f = [NONE; 17];
+        f[0] = 0;
+        let looked = if kings_free { 2 } else { 3 };
+        for i in 0..looked {
+            f = combine(&f, &rank_frontier(suits_of(c, first + i), r));
+        }
+        if kings_free {
+            let held = suits_of(c, KING);
+            let base: i16 = (0..4).map(|s| r[s].min(held[s]) as i16).sum();
+            let spare: usize = (0..4).map(|s| held[s].saturating_sub(r[s]) as usize).sum();
+            let mut k = [NONE; 17];
+            for (z, cell) in k.iter_mut().enumerate().take(spare.min(16) + 1) {
+                *cell = base + z as i16;
+            }
+            f = combine(&f, &k);
+        }
+        max_frontier(&mut best, &shift(&f, 3 * n));
+        false
+    });
+    best
+}
+
+/// `16 −` the most cards `c` shares with a complete 16-card hand (default melds): the fewest
+/// exchanges to complete 16 cards, or one more than the fewest to give 15 cards waits.
+pub fn distance(c: &Counts) -> u8 {
+    let aces = rank_frontier(suits_of(c, ACE), [0; 4]);
+    let all = combine(
+        &combine(&aces, &block_frontier(c, THREE, false)),
+        &block_frontier(c, JACK, true),
+    );
+    // Fewer than 16 cards are padded with kings not held, which share nothing.
+    let best = all.iter().copied().max().unwrap_or(0).max(0);
+    16 - best.min(16) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_the_documented_entries() {
+        assert_eq!(SETS_AND_QUADS.iter().filter(|&&x| x).count(), 143);
+        let at = |a: [usize; 4]| SETS_AND_QUADS[a[0] * 125 + a[1] * 25 + a[2] * 5 + a[3]];
+        for (a, want) in [
+            ([0, 0, 0, 0], true),
+            ([1, 1, 1, 0], true),
+            ([1, 1, 1, 1], true),
+            ([2, 1, 1, 0], false),
+            ([2, 1, 1, 1], false),
+            ([3, 1, 1, 1], false),
+            ([2, 2, 1, 1], true),
+            ([2, 2, 2, 0], true),
+            ([3, 0, 0, 0], false),
+            ([4, 0, 0, 0], true),
+            ([4, 1, 1, 1], true),
+            ([3, 2, 2, 2], true),
+            ([4, 4, 4, 4], true),
+        ] {
+            assert_eq!(at(a), want, "{a:?}");
+        }
+    }
+}

@@ -1,0 +1,1736 @@
+//! Cuajo: rules in docs/rules/cuajo.md (the project's restatement of shared/rules/cuajo.md).
+//! Cards are kinds `7·suit + rank` with four copies each; every hand is a count vector and the
+//! evaluator (`eval`) decides completeness by blocks and a per-rank table.
+
+pub mod eval;
+
+use crate::cards::{Pack, CUAJO_112};
+use crate::game::{Action as ActionTrait, Game};
+use crate::rng::Rng;
+use crate::{config_err, parse_err, Result};
+use eval::{is_king, kind, partitionable, rank_of, suit_of, Counts, Melds, KINDS, KING};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::fmt;
+
+const PACK: &Pack = &CUAJO_112;
+const SEATS: usize = 4;
+const DECK: usize = 112;
+const SOWEE_POS: usize = 61;
+const STOCK_POS: usize = 62;
+const SUITS: [&str; 4] = ["O", "C", "E", "B"];
+
+const fn next(s: usize) -> usize {
+    (s + 1) % SEATS
+}
+const fn partner(s: usize) -> usize {
+    (s + 2) % SEATS
+}
+
+/// Seat receiving deck position `i < 61` of a deal by `dealer`: rounds of 5, 5, 5 and 6 (the
+/// dealer) from the dealer's right, then two rounds of five each.
+fn recipient(dealer: usize, i: usize) -> usize {
+    let k = if i < 21 {
+        (i / 5).min(3)
+    } else {
+        (i - 21) % 20 / 5
+    };
+    (dealer + 1 + k) % SEATS
+}
+
+fn name(k: usize) -> String {
+    PACK.name_of(k as u8)
+}
+
+fn cards_json(c: &Counts) -> Value {
+    Value::from(
+        (0..KINDS)
+            .flat_map(|k| std::iter::repeat_n(name(k), c[k] as usize))
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn total(c: &Counts) -> usize {
+    c.iter().map(|&x| x as usize).sum()
+}
+
+fn add(a: &Counts, b: &Counts) -> Counts {
+    std::array::from_fn(|k| a[k] + b[k])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration.
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(untagged, expecting = "\"random\" or a seat number")]
+pub enum FirstDealer {
+    Named(String),
+    Seat(u32),
+}
+
+macro_rules! options {
+    ($($name:ident { $($variant:ident),* })*) => {$(
+        #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($variant),* }
+    )*};
+}
+
+options! {
+    DealerAfterWash { Same, Next }
+    EmptyStock { LastDiscardThenWash, ImmediateWash }
+    PurroCall { Forced, Optional }
+    PurroMarker { LowestType, PlayerChoice }
+    ClaimPriority { DrawerThenTurnOrder }
+    KingBasis { Winner, Payer }
+    BonusMode { Table, Additive }
+    Returns { Team, Individual }
+}
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub first_dealer: FirstDealer,
+    pub dealer_after_wash: DealerAfterWash,
+    pub dealer_natural_win: bool,
+    pub empty_stock: EmptyStock,
+    pub max_turns: u32,
+    pub may_rediscard_taken_card: bool,
+    pub undeclared_quad_valid: bool,
+    pub sowee_triple_undeclared_valid: bool,
+    pub secret_payment: u32,
+    pub secret_on_winning_turn: bool,
+    pub secret_kind_public: bool,
+    pub purro_call: PurroCall,
+    pub purro_marker: PurroMarker,
+    pub dead_waits_count: bool,
+    pub purro_loss_penalty_turns: u32,
+    pub penalty_draws_claimable: bool,
+    pub claim_priority: ClaimPriority,
+    pub king_basis: KingBasis,
+    pub king_coins: u32,
+    pub king_other: u32,
+    pub special_hand: u32,
+    pub special_flat: bool,
+    pub bonus_full: u32,
+    pub bonus_r1: u32,
+    pub bonus_r2: u32,
+    pub bonus_none: u32,
+    pub bonus_mode: BonusMode,
+    pub r2_needs_sowee_copy: bool,
+    pub extra_draw: u32,
+    pub returns: Returns,
+    pub hands_per_match: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            first_dealer: FirstDealer::Named("random".into()),
+            dealer_after_wash: DealerAfterWash::Same,
+            dealer_natural_win: true,
+            empty_stock: EmptyStock::LastDiscardThenWash,
+            max_turns: 300,
+            may_rediscard_taken_card: true,
+            undeclared_quad_valid: true,
+            sowee_triple_undeclared_valid: false,
+            secret_payment: 50,
+            secret_on_winning_turn: true,
+            secret_kind_public: false,
+            purro_call: PurroCall::Forced,
+            purro_marker: PurroMarker::LowestType,
+            dead_waits_count: true,
+            purro_loss_penalty_turns: 2,
+            penalty_draws_claimable: true,
+            claim_priority: ClaimPriority::DrawerThenTurnOrder,
+            king_basis: KingBasis::Winner,
+            king_coins: 50,
+            king_other: 20,
+            special_hand: 300,
+            special_flat: true,
+            bonus_full: 110,
+            bonus_r1: 60,
+            bonus_r2: 70,
+            bonus_none: 20,
+            bonus_mode: BonusMode::Table,
+            r2_needs_sowee_copy: true,
+            extra_draw: 15,
+            returns: Returns::Team,
+            hands_per_match: 1,
+        }
+    }
+}
+
+/// The config in the compact, `Copy` form a state carries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Rules {
+    first_dealer: Option<u8>,
+    wash_passes_deal: bool,
+    natural_win: bool,
+    immediate_wash: bool,
+    max_turns: u32,
+    may_rediscard: bool,
+    quads: bool,
+    sowee_triple: bool,
+    secret_payment: i64,
+    secret_then_win: bool,
+    secret_kind_public: bool,
+    optional_call: bool,
+    marker_choice: bool,
+    dead_waits_count: bool,
+    penalty_turns: u8,
+    penalty_draws_claimable: bool,
+    payer_kings: bool,
+    king_coins: i64,
+    king_other: i64,
+    special_hand: i64,
+    special_flat: bool,
+    bonus: [i64; 4], // full, r1, r2, none
+    additive: bool,
+    r2_needs_copy: bool,
+    extra_draw: usize,
+    team_returns: bool,
+    hands: u32,
+}
+
+impl Rules {
+    fn from_config(c: &Config) -> Rules {
+        Rules {
+            first_dealer: match c.first_dealer {
+                FirstDealer::Seat(s) => Some(s as u8),
+                FirstDealer::Named(_) => None,
+            },
+            wash_passes_deal: c.dealer_after_wash == DealerAfterWash::Next,
+            natural_win: c.dealer_natural_win,
+            immediate_wash: c.empty_stock == EmptyStock::ImmediateWash,
+            max_turns: c.max_turns,
+            may_rediscard: c.may_rediscard_taken_card,
+            quads: c.undeclared_quad_valid,
+            sowee_triple: c.sowee_triple_undeclared_valid,
+            secret_payment: c.secret_payment.into(),
+            secret_then_win: c.secret_on_winning_turn,
+            secret_kind_public: c.secret_kind_public,
+            optional_call: c.purro_call == PurroCall::Optional,
+            marker_choice: c.purro_marker == PurroMarker::PlayerChoice,
+            dead_waits_count: c.dead_waits_count,
+            penalty_turns: c.purro_loss_penalty_turns as u8,
+            penalty_draws_claimable: c.penalty_draws_claimable,
+            payer_kings: c.king_basis == KingBasis::Payer,
+            king_coins: c.king_coins.into(),
+            king_other: c.king_other.into(),
+            special_hand: c.special_hand.into(),
+            special_flat: c.special_flat,
+            bonus: [c.bonus_full, c.bonus_r1, c.bonus_r2, c.bonus_none].map(i64::from),
+            additive: c.bonus_mode == BonusMode::Additive,
+            r2_needs_copy: c.r2_needs_sowee_copy,
+            extra_draw: c.extra_draw as usize,
+            team_returns: c.returns == Returns::Team,
+            hands: c.hands_per_match,
+        }
+    }
+
+    fn king_value(&self, k: usize) -> i64 {
+        if suit_of(k) == 0 {
+            self.king_coins
+        } else {
+            self.king_other
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions.
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Action {
+    Discard(u8),
+    Secret(u8),
+    SoweeSecret(u8),
+    Draw,
+    Take,
+    Win,
+    Claim,
+    Pass,
+    /// The suit of the king shown as the purro marker.
+    Marker(u8),
+    Purro,
+    NoPurro,
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::Discard(k) => write!(f, "discard {}", name(k as usize)),
+            Action::Secret(k) => write!(f, "secret {}", name(k as usize)),
+            Action::SoweeSecret(k) => write!(f, "sowee-secret {}", name(k as usize)),
+            Action::Draw => f.write_str("draw"),
+            Action::Take => f.write_str("take"),
+            Action::Win => f.write_str("win"),
+            Action::Claim => f.write_str("claim"),
+            Action::Pass => f.write_str("pass"),
+            Action::Marker(s) => write!(f, "marker K{}", SUITS[s as usize]),
+            Action::Purro => f.write_str("purro"),
+            Action::NoPurro => f.write_str("no-purro"),
+        }
+    }
+}
+
+impl ActionTrait for Action {
+    const COUNT: usize = 95;
+
+    fn index(self) -> usize {
+        match self {
+            Action::Discard(k) => k as usize,
+            Action::Secret(k) => 28 + k as usize,
+            Action::SoweeSecret(k) => 56 + k as usize,
+            Action::Draw => 84,
+            Action::Take => 85,
+            Action::Win => 86,
+            Action::Claim => 87,
+            Action::Pass => 88,
+            Action::Marker(s) => 89 + s as usize,
+            Action::Purro => 93,
+            Action::NoPurro => 94,
+        }
+    }
+
+    fn from_index(i: usize) -> Option<Self> {
+        Some(match i {
+            0..28 => Action::Discard(i as u8),
+            28..56 => Action::Secret((i - 28) as u8),
+            56..84 => Action::SoweeSecret((i - 56) as u8),
+            84 => Action::Draw,
+            85 => Action::Take,
+            86 => Action::Win,
+            87 => Action::Claim,
+            88 => Action::Pass,
+            89..93 => Action::Marker((i - 89) as u8),
+            93 => Action::Purro,
+            94 => Action::NoPurro,
+            _ => return None,
+        })
+    }
+
+    fn parse(text: &str) -> Result<Self> {
+        let words: Vec<String> = text
+            .split_whitespace()
+            .map(|w| w.to_ascii_lowercase())
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let card = |c: &str| PACK.parse(c);
+        match words.as_slice() {
+            ["draw"] => Ok(Action::Draw),
+            ["take"] => Ok(Action::Take),
+            ["win"] => Ok(Action::Win),
+            ["claim"] => Ok(Action::Claim),
+            ["pass"] => Ok(Action::Pass),
+            ["purro"] => Ok(Action::Purro),
+            ["no-purro"] => Ok(Action::NoPurro),
+            ["discard", c] => Ok(Action::Discard(card(c)?)),
+            ["secret", c] => Ok(Action::Secret(card(c)?)),
+            ["sowee-secret", c] => Ok(Action::SoweeSecret(card(c)?)),
+            ["marker", c] => {
+                let k = card(c)?;
+                if is_king(k as usize) {
+                    Ok(Action::Marker(suit_of(k as usize) as u8))
+                } else {
+                    Err(parse_err!(
+                        "{c:?} is not a king: the purro marker is a king"
+                    ))
+                }
+            }
+            _ => Err(parse_err!(
+                "{text:?} is not a Cuajo action: expected draw, take, discard <card>, \
+                 secret <card>, sowee-secret <card>, win, claim, pass, marker <king>, purro \
+                 or no-purro"
+            )),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// State.
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Phase {
+    Opening,
+    Draw,
+    DrawerOption,
+    Claim,
+    Action,
+    PurroCall,
+    Marker,
+    Over,
+}
+
+impl Phase {
+    const NAMES: [&'static str; 8] = [
+        "opening",
+        "draw",
+        "drawer_option",
+        "claim",
+        "action",
+        "purro_call",
+        "marker",
+        "over",
+    ];
+
+    fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Source {
+    Stock,
+    Discard,
+    Claim,
+    Natural,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Stock => "stock",
+            Source::Discard => "discard",
+            Source::Claim => "claim",
+            Source::Natural => "natural",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Marker {
+    None,
+    Coin,
+    King(u8),
+}
+
+/// A declared secret: `card` is the kind of a normal secret, or the extra card of a sowee one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Secret {
+    sowee: bool,
+    card: u8,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Discarded {
+    seat: u8,
+    card: u8,
+    taken_by: Option<u8>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Draw {
+    seat: u8,
+    card: u8,
+    shown: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Reason {
+    Win,
+    EmptyStock,
+    TurnLimit,
+    DeadHand,
+}
+
+impl Reason {
+    fn name(self) -> &'static str {
+        match self {
+            Reason::Win => "win",
+            Reason::EmptyStock => "empty_stock",
+            Reason::TurnLimit => "turn_limit",
+            Reason::DeadHand => "dead_hand",
+        }
+    }
+}
+
+/// How the last finished hand ended.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct HandResult {
+    winner: Option<u8>,
+    source: Option<Source>,
+    reason: Reason,
+    card: Option<u8>,
+    special: bool,
+    r1: Option<bool>,
+    r2: Option<bool>,
+    bonus: i64,
+    extra_draws: Vec<u8>,
+    payments: [i64; SEATS],
+    hands: [Counts; SEATS],
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct PastHand {
+    dealer: u8,
+    winner: Option<u8>,
+    source: Option<Source>,
+    balances: [i64; SEATS],
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Cuajo {
+    rules: Rules,
+    rng: Rng,
+    hand: u32,
+    dealer: u8,
+    deck: [u8; DECK],
+    sowee: u8,
+    /// Deck position of the stock's top card.
+    stock_at: u8,
+    concealed: [Counts; SEATS],
+    /// Cards in secrets: four of a normal secret, the three sowee copies.
+    committed: [Counts; SEATS],
+    extra: [Option<u8>; SEATS],
+    secrets: [Vec<Secret>; SEATS],
+    known: [Counts; SEATS],
+    discarded: [Counts; SEATS],
+    /// Discards lying in the pile (not taken), by kind.
+    lying: Counts,
+    discards: Vec<Discarded>,
+    purro: [bool; SEATS],
+    marker: [Marker; SEATS],
+    penalty: [u8; SEATS],
+    phase: Phase,
+    /// The seat deciding now.
+    current: u8,
+    /// The seat whose turn it is.
+    turn_of: u8,
+    /// Claimants of a shown card, in order; `claim_at` indexes the one deciding.
+    claimants: [u8; 3],
+    n_claimants: u8,
+    claim_at: u8,
+    last_draw: Option<Draw>,
+    turn_source: Source,
+    /// Kind taken from the discard pile this turn.
+    taken: Option<u8>,
+    secret_this_turn: bool,
+    /// The discard was taken from an empty stock: the turn can only end in a win.
+    last_take: bool,
+    turn: u32,
+    balances: [i64; SEATS],
+    totals: [i64; SEATS],
+    result: Option<HandResult>,
+    past: Vec<PastHand>,
+}
+
+impl Cuajo {
+    fn melds(&self) -> Melds {
+        Melds {
+            quads: self.rules.quads,
+            triple: self.rules.sowee_triple.then_some(self.sowee),
+        }
+    }
+
+    /// The cards `s` must still arrange: the hand and a sowee-secret extra card.
+    fn pool(&self, s: usize) -> Counts {
+        let mut p = self.concealed[s];
+        if let Some(x) = self.extra[s] {
+            p[x as usize] += 1;
+        }
+        p
+    }
+
+    /// Every card of `s`: hand, secrets and extra card.
+    fn all_cards(&self, s: usize) -> Counts {
+        add(&self.pool(s), &self.committed[s])
+    }
+
+    fn complete(&self, s: usize) -> bool {
+        partitionable(&self.pool(s), self.melds())
+    }
+
+    fn completes_with(&self, s: usize, card: u8) -> bool {
+        let mut p = self.pool(s);
+        p[card as usize] += 1;
+        partitionable(&p, self.melds())
+    }
+
+    fn stock_size(&self) -> usize {
+        DECK - self.stock_at as usize
+    }
+
+    fn top_discard(&self) -> Option<u8> {
+        self.discards
+            .last()
+            .filter(|d| d.taken_by.is_none())
+            .map(|d| d.card)
+    }
+
+    fn copies_in_play(&self, k: usize) -> u8 {
+        if k == self.sowee as usize {
+            3
+        } else {
+            4
+        }
+    }
+
+    /// Bit set of the kinds `s` (holding 15) waits on.
+    fn waits_of(&self, s: usize) -> u32 {
+        let own = self.all_cards(s);
+        let seen: Counts = if self.rules.dead_waits_count {
+            [0; KINDS]
+        } else {
+            std::array::from_fn(|k| {
+                self.lying[k]
+                    + (0..SEATS)
+                        .filter(|&q| q != s)
+                        .map(|q| self.known[q][k])
+                        .sum::<u8>()
+            })
+        };
+        eval::waits(
+            &self.pool(s),
+            &own,
+            |k| self.copies_in_play(k).saturating_sub(seen[k]),
+            self.melds(),
+        )
+    }
+
+    fn may_win(&self, s: usize) -> bool {
+        self.penalty[s] == 0
+    }
+
+    fn win_legal(&self, s: usize) -> bool {
+        let natural_ok = self.phase != Phase::Opening || self.rules.natural_win;
+        let secret_ok = self.rules.secret_then_win || !self.secret_this_turn;
+        natural_ok && secret_ok && self.may_win(s) && self.complete(s)
+    }
+
+    fn discard_legal(&self, s: usize, k: usize) -> bool {
+        !self.last_take
+            && !is_king(k)
+            && self.concealed[s][k] > 0
+            && (self.rules.may_rediscard || self.taken != Some(k as u8))
+    }
+
+    // --- The deal ------------------------------------------------------------------------------
+
+    fn start_hand(&mut self) {
+        let mut deck = [0u8; DECK];
+        for (i, c) in deck.iter_mut().enumerate() {
+            *c = (i / 4) as u8;
+        }
+        self.rng.shuffle(&mut deck);
+        self.deal_cards(&deck);
+    }
+
+    fn deal_cards(&mut self, deck: &[u8]) {
+        self.deck.copy_from_slice(deck);
+        let dealer = self.dealer as usize;
+        self.concealed = [[0; KINDS]; SEATS];
+        for (i, &c) in deck[..SOWEE_POS].iter().enumerate() {
+            self.concealed[recipient(dealer, i)][c as usize] += 1;
+        }
+        self.sowee = deck[SOWEE_POS];
+        self.stock_at = STOCK_POS as u8;
+        self.committed = [[0; KINDS]; SEATS];
+        self.extra = [None; SEATS];
+        self.secrets = Default::default();
+        self.known = [[0; KINDS]; SEATS];
+        self.discarded = [[0; KINDS]; SEATS];
+        self.lying = [0; KINDS];
+        self.discards.clear();
+        self.purro = [false; SEATS];
+        self.marker = [Marker::None; SEATS];
+        self.penalty = [0; SEATS];
+        self.last_draw = None;
+        self.taken = None;
+        self.secret_this_turn = false;
+        self.last_take = false;
+        self.turn = 0;
+        self.balances = [0; SEATS];
+        self.turn_source = Source::Natural;
+        self.turn_of = self.dealer;
+        self.current = self.dealer;
+        self.phase = Phase::Opening;
+        self.check_dead_hand();
+    }
+
+    /// A player in the opening or action phase who can neither discard nor win: a wash.
+    fn check_dead_hand(&mut self) {
+        let s = self.turn_of as usize;
+        if !(0..KINDS).any(|k| self.discard_legal(s, k)) && !self.win_legal(s) {
+            self.wash(Reason::DeadHand);
+        }
+    }
+
+    fn enter_action(&mut self) {
+        self.phase = Phase::Action;
+        self.current = self.turn_of;
+        self.check_dead_hand();
+    }
+
+    // --- Transitions ---------------------------------------------------------------------------
+
+    fn pay_secret(&mut self, s: usize) {
+        let amount = self.rules.secret_payment;
+        for o in [next(s), (s + 3) % SEATS] {
+            self.balances[o] -= amount;
+            self.totals[o] -= amount;
+        }
+        self.balances[s] += 2 * amount;
+        self.totals[s] += 2 * amount;
+    }
+
+    fn lowest_king(&self, s: usize) -> Marker {
+        (0..4)
+            .map(|suit| kind(suit, KING))
+            .find(|&k| self.concealed[s][k] > 0)
+            .map_or(Marker::Coin, |k| Marker::King(suit_of(k) as u8))
+    }
+
+    fn declare_secret(&mut self, s: usize, secret: Secret) {
+        let c = secret.card as usize;
+        if secret.sowee {
+            let w = self.sowee as usize;
+            self.concealed[s][w] -= 3;
+            self.committed[s][w] += 3;
+            self.concealed[s][c] -= 1;
+            self.extra[s] = Some(secret.card);
+        } else {
+            self.concealed[s][c] -= 4;
+            self.committed[s][c] += 4;
+        }
+        self.secrets[s].push(secret);
+        self.pay_secret(s);
+        self.secret_this_turn = true;
+        if let Marker::King(suit) = self.marker[s] {
+            if self.concealed[s][kind(suit as usize, KING)] == 0 {
+                self.marker[s] = self.lowest_king(s);
+            }
+        }
+        self.check_dead_hand();
+    }
+
+    fn reveal_required(&self, c: usize) -> bool {
+        self.purro.iter().any(|&p| p) || self.penalty[c] > 0
+    }
+
+    fn draw(&mut self) {
+        let c = self.turn_of as usize;
+        let x = self.deck[self.stock_at as usize];
+        self.stock_at += 1;
+        self.concealed[c][x as usize] += 1;
+        let shown = self.reveal_required(c);
+        self.last_draw = Some(Draw {
+            seat: c as u8,
+            card: x,
+            shown,
+        });
+        self.turn_source = Source::Stock;
+        self.n_claimants = 0;
+        self.claim_at = 0;
+        if shown {
+            self.known[c][x as usize] += 1;
+            if self.rules.penalty_draws_claimable || self.penalty[c] == 0 {
+                for q in [next(c), partner(c), (c + 3) % SEATS] {
+                    if self.purro[q] && self.may_win(q) && self.completes_with(q, x) {
+                        self.claimants[self.n_claimants as usize] = q as u8;
+                        self.n_claimants += 1;
+                    }
+                }
+            }
+        }
+        if self.n_claimants == 0 {
+            self.enter_action();
+        } else if self.may_win(c) && self.complete(c) {
+            self.phase = Phase::DrawerOption;
+            self.current = c as u8;
+        } else {
+            self.phase = Phase::Claim;
+            self.current = self.claimants[0];
+        }
+    }
+
+    fn take(&mut self) {
+        let c = self.turn_of as usize;
+        let d = self.discards.last_mut().expect("a discard to take");
+        d.taken_by = Some(c as u8);
+        let x = d.card;
+        self.lying[x as usize] -= 1;
+        self.concealed[c][x as usize] += 1;
+        self.known[c][x as usize] += 1;
+        self.taken = Some(x);
+        self.turn_source = Source::Discard;
+        self.last_take = self.stock_size() == 0;
+        self.enter_action();
+    }
+
+    fn discard(&mut self, k: u8) {
+        let s = self.turn_of as usize;
+        let ku = k as usize;
+        self.concealed[s][ku] -= 1;
+        self.discarded[s][ku] += 1;
+        self.known[s][ku] = self.known[s][ku].saturating_sub(1);
+        self.lying[ku] += 1;
+        self.discards.push(Discarded {
+            seat: s as u8,
+            card: k,
+            taken_by: None,
+        });
+        self.end_turn();
+    }
+
+    /// The automatic end of a turn: penalty or purro, then (unless a purro decision is due)
+    /// the next turn.
+    fn end_turn(&mut self) {
+        let s = self.turn_of as usize;
+        if self.penalty[s] > 0 {
+            self.penalty[s] -= 1;
+        } else if self.purro[s] {
+            if self.waits_of(s) == 0 {
+                self.purro[s] = false;
+                self.marker[s] = Marker::None;
+                self.penalty[s] = self.rules.penalty_turns;
+            }
+        } else if self.rules.optional_call {
+            self.phase = Phase::PurroCall;
+            self.current = s as u8;
+            return;
+        } else if self.waits_of(s) != 0 && self.call_purro(s) {
+            return;
+        }
+        self.pass_turn();
+    }
+
+    /// Makes `s` purro; `true` if a marker decision is now due.
+    fn call_purro(&mut self, s: usize) -> bool {
+        self.purro[s] = true;
+        let suits = (0..4)
+            .filter(|&suit| self.concealed[s][kind(suit, KING)] > 0)
+            .count();
+        if self.rules.marker_choice && suits >= 2 {
+            self.phase = Phase::Marker;
+            self.current = s as u8;
+            true
+        } else {
+            self.marker[s] = self.lowest_king(s);
+            false
+        }
+    }
+
+    fn pass_turn(&mut self) {
+        self.turn += 1;
+        self.taken = None;
+        self.secret_this_turn = false;
+        if self.turn >= self.rules.max_turns {
+            self.wash(Reason::TurnLimit);
+        } else if self.rules.immediate_wash && self.stock_size() == 0 {
+            self.wash(Reason::EmptyStock);
+        } else {
+            self.turn_of = next(self.turn_of as usize) as u8;
+            self.current = self.turn_of;
+            self.phase = Phase::Draw;
+            self.last_draw = None;
+        }
+    }
+
+    fn kings_amount(&self, cards: &Counts) -> i64 {
+        (0..4)
+            .map(|suit| kind(suit, KING))
+            .map(|k| cards[k] as i64 * self.rules.king_value(k))
+            .sum()
+    }
+
+    /// The special hand: no king, or one king that a J-H-K of its suit can hold.
+    fn special(&self, w: usize) -> bool {
+        let all = self.all_cards(w);
+        let kings: Vec<usize> = (0..4)
+            .map(|suit| kind(suit, KING))
+            .filter(|&k| all[k] > 0)
+            .collect();
+        let n: u8 = kings.iter().map(|&k| all[k]).sum();
+        match n {
+            0 => true,
+            1 => {
+                let k = kings[0];
+                let mut p = self.pool(w);
+                if p[k] == 0 || p[k - 1] == 0 || p[k - 2] == 0 {
+                    return false;
+                }
+                for i in 0..3 {
+                    p[k - i] -= 1;
+                }
+                partitionable(&p, self.melds())
+            }
+            _ => false,
+        }
+    }
+
+    fn win(&mut self, w: usize, source: Source, card: Option<u8>) {
+        let r = self.rules;
+        let all = self.all_cards(w);
+        let special = self.special(w);
+        let mut per = [0i64; SEATS];
+        let (mut r1, mut r2, mut bonus) = (None, None, 0);
+        let mut extra_draws = Vec::new();
+        let opponents = [next(w), (w + 3) % SEATS];
+        if special {
+            let king = if r.special_flat {
+                0
+            } else {
+                self.kings_amount(&all)
+            };
+            for o in opponents {
+                per[o] = r.special_hand + king;
+            }
+        } else {
+            bonus = match (source, card) {
+                (Source::Discard | Source::Claim, Some(f)) => {
+                    let (a, b) = self.final_card(&all, f, &mut extra_draws);
+                    r1 = Some(a);
+                    r2 = Some(b);
+                    if r.additive {
+                        r.bonus[3] + r.bonus[1] * a as i64 + r.bonus[2] * b as i64
+                    } else {
+                        r.bonus[match (a, b) {
+                            (true, true) => 0,
+                            (true, false) => 1,
+                            (false, true) => 2,
+                            (false, false) => 3,
+                        }]
+                    }
+                }
+                _ => r.bonus[0],
+            };
+            for o in opponents {
+                let kings = if r.payer_kings {
+                    self.kings_amount(&self.all_cards(o))
+                } else {
+                    self.kings_amount(&all)
+                };
+                per[o] = kings + bonus;
+            }
+        }
+        let mut payments = [0i64; SEATS];
+        for o in opponents {
+            payments[o] -= per[o];
+            payments[w] += per[o];
+        }
+        self.finish_hand(HandResult {
+            winner: Some(w as u8),
+            source: Some(source),
+            reason: Reason::Win,
+            card,
+            special,
+            r1,
+            r2,
+            bonus,
+            extra_draws,
+            payments,
+            hands: [[0; KINDS]; SEATS],
+        });
+    }
+
+    /// Requirements 1 and 2 of the final-card payment, turning up stock cards while needed.
+    fn final_card(&mut self, all: &Counts, f: u8, drawn: &mut Vec<u8>) -> (bool, bool) {
+        let w = self.sowee as usize;
+        let needs_copy = self.rules.r2_needs_copy;
+        let check = |cards: &Counts| {
+            let mut without = *cards;
+            without[f as usize] -= 1;
+            let r1 = companions(f as usize, &without);
+            let r2 = (!needs_copy || cards[w] > 0) && companions(w, cards);
+            (r1, r2)
+        };
+        let mut cards = *all;
+        let (mut r1, mut r2) = check(&cards);
+        while !(r1 && r2) && drawn.len() < self.rules.extra_draw && self.stock_size() > 0 {
+            let x = self.deck[self.stock_at as usize];
+            self.stock_at += 1;
+            drawn.push(x);
+            cards[x as usize] += 1;
+            (r1, r2) = check(&cards);
+        }
+        (r1, r2)
+    }
+
+    fn wash(&mut self, reason: Reason) {
+        self.finish_hand(HandResult {
+            winner: None,
+            source: None,
+            reason,
+            card: None,
+            special: false,
+            r1: None,
+            r2: None,
+            bonus: 0,
+            extra_draws: Vec::new(),
+            payments: [0; SEATS],
+            hands: [[0; KINDS]; SEATS],
+        });
+    }
+
+    fn finish_hand(&mut self, mut result: HandResult) {
+        for s in 0..SEATS {
+            self.balances[s] += result.payments[s];
+            self.totals[s] += result.payments[s];
+            result.hands[s] = self.all_cards(s);
+        }
+        self.past.push(PastHand {
+            dealer: self.dealer,
+            winner: result.winner,
+            source: result.source,
+            balances: self.balances,
+        });
+        let winner = result.winner;
+        self.result = Some(result);
+        if self.past.len() as u32 >= self.rules.hands {
+            self.phase = Phase::Over;
+            return;
+        }
+        self.dealer = match winner {
+            Some(w) => w,
+            None if self.rules.wash_passes_deal => next(self.dealer as usize) as u8,
+            None => self.dealer,
+        };
+        self.hand += 1;
+        self.start_hand();
+    }
+
+    // --- Views ---------------------------------------------------------------------------------
+
+    /// Phase and seat to play as `viewer` sees them: another seat's decision to win or claim is
+    /// shown as the drawer's action phase.
+    fn seen_phase(&self, viewer: Option<usize>) -> (Phase, Option<usize>) {
+        match self.phase {
+            Phase::Over => (Phase::Over, None),
+            Phase::DrawerOption | Phase::Claim
+                if viewer.is_some_and(|v| v != self.current as usize) =>
+            {
+                (Phase::Action, Some(self.turn_of as usize))
+            }
+            p => (p, Some(self.current as usize)),
+        }
+    }
+
+    fn hidden_from(&self, seat: usize) -> bool {
+        matches!(self.phase, Phase::DrawerOption | Phase::Claim) && self.current as usize != seat
+    }
+
+    fn marker_json(m: Marker) -> Value {
+        match m {
+            Marker::None => Value::Null,
+            Marker::Coin => "coin".into(),
+            Marker::King(s) => name(kind(s as usize, KING)).into(),
+        }
+    }
+
+    fn result_json(r: &HandResult) -> Value {
+        json!({
+            "winner": r.winner,
+            "source": r.source.map(Source::name),
+            "reason": r.reason.name(),
+            "card": r.card.map(|c| name(c as usize)),
+            "special": r.special,
+            "r1": r.r1,
+            "r2": r.r2,
+            "bonus": r.bonus,
+            "extra_draws": r.extra_draws.iter().map(|&c| name(c as usize)).collect::<Vec<_>>(),
+            "payments": r.payments,
+            "hands": r.hands.iter().map(cards_json).collect::<Vec<_>>(),
+        })
+    }
+
+    fn dealt(&self, seat: usize) -> Counts {
+        let mut c = [0; KINDS];
+        for (i, &k) in self.deck[..SOWEE_POS].iter().enumerate() {
+            if recipient(self.dealer as usize, i) == seat {
+                c[k as usize] += 1;
+            }
+        }
+        c
+    }
+
+    fn cards_line(c: &Counts) -> String {
+        (0..KINDS)
+            .flat_map(|k| std::iter::repeat_n(name(k), c[k] as usize))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Replays `actions` from `start` dealt from `deck` for determinisation: the decisions
+    /// `seat` cannot see (others' passes on a win or claim) are redone as the new deal needs.
+    /// Returns the state, the actions and what `seat` saw on the way (its information state).
+    fn replay_hidden(
+        start: &Self,
+        deck: &[u8],
+        actions: &[Action],
+        seat: usize,
+    ) -> Option<(Self, Vec<Action>, String)> {
+        let mut orig = start.clone();
+        let mut s = start.clone();
+        s.redeal(deck);
+        let mut out = Vec::with_capacity(actions.len());
+        let mut seen = s.deal_summary(seat);
+        let mut summary = seen.clone();
+        let mut step = |s: &mut Self, a: Action, out: &mut Vec<Action>| {
+            if let Some(line) = s.action_seen_by(a, seat) {
+                seen.push_str(&line);
+            }
+            s.apply_unchecked(a);
+            out.push(a);
+            let now = s.deal_summary(seat);
+            if now != summary {
+                seen.push_str(&now);
+                summary = now;
+            }
+        };
+        for &a in actions {
+            if orig.hidden_from(seat) && a == Action::Pass {
+                orig.apply_unchecked(a);
+                continue;
+            }
+            while s.hidden_from(seat) && (s.current, s.phase) != (orig.current, orig.phase) {
+                step(&mut s, Action::Pass, &mut out);
+            }
+            if s.current != orig.current || !s.is_legal(a) {
+                return None;
+            }
+            step(&mut s, a, &mut out);
+            orig.apply_unchecked(a);
+        }
+        Some((s, out, seen))
+    }
+}
+
+/// Requirement companions of card `y` among `cards`: aces of two other suits for an ace, else
+/// the two other cards of its sequence in its suit.
+fn companions(y: usize, cards: &Counts) -> bool {
+    let (suit, rank) = (suit_of(y), rank_of(y));
+    if rank == eval::ACE {
+        (0..4)
+            .filter(|&s| s != suit && cards[kind(s, eval::ACE)] > 0)
+            .count()
+            >= 2
+    } else {
+        let first = if rank < eval::JACK {
+            eval::THREE
+        } else {
+            eval::JACK
+        };
+        (first..first + 3)
+            .filter(|&r| r != rank)
+            .all(|r| cards[kind(suit, r)] > 0)
+    }
+}
+
+impl Game for Cuajo {
+    const NAME: &'static str = "cuajo";
+    const PACK: &'static Pack = PACK;
+    type Config = Config;
+    type Action = Action;
+
+    fn check_config(c: &mut Config) -> Result<()> {
+        match &c.first_dealer {
+            FirstDealer::Named(s) if s == "random" => {}
+            FirstDealer::Seat(s) if *s < 4 => {}
+            other => {
+                let got = serde_json::to_string(other).unwrap_or_default();
+                return Err(config_err!(
+                    "cuajo: first_dealer must be \"random\" or a seat 0..3, got {got}"
+                ));
+            }
+        }
+        let amounts = [
+            ("secret_payment", c.secret_payment),
+            ("king_coins", c.king_coins),
+            ("king_other", c.king_other),
+            ("special_hand", c.special_hand),
+            ("bonus_full", c.bonus_full),
+            ("bonus_r1", c.bonus_r1),
+            ("bonus_r2", c.bonus_r2),
+            ("bonus_none", c.bonus_none),
+        ];
+        let ranges = [
+            ("max_turns", c.max_turns, 1, 10_000),
+            (
+                "purro_loss_penalty_turns",
+                c.purro_loss_penalty_turns,
+                0,
+                100,
+            ),
+            ("extra_draw", c.extra_draw, 0, 50),
+            ("hands_per_match", c.hands_per_match, 1, 1000),
+        ];
+        for (key, v, lo, hi) in amounts
+            .iter()
+            .map(|&(k, v)| (k, v, 0, 100_000))
+            .chain(ranges)
+        {
+            if !(lo..=hi).contains(&v) {
+                return Err(config_err!("cuajo: {key} must be {lo} to {hi}, got {v}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn num_players(_: &Config) -> usize {
+        SEATS
+    }
+
+    fn max_game_length(c: &Config) -> usize {
+        c.hands_per_match as usize * (12 * c.max_turns as usize + 12)
+    }
+
+    fn observation_shape(_: &Config) -> Vec<usize> {
+        vec![1443]
+    }
+
+    fn new(config: &Config, mut rng: Rng) -> Self {
+        let rules = Rules::from_config(config);
+        let dealer = rules
+            .first_dealer
+            .unwrap_or_else(|| rng.below(SEATS as u64) as u8);
+        let mut s = Cuajo {
+            rules,
+            rng,
+            hand: 0,
+            dealer,
+            deck: [0; DECK],
+            sowee: 0,
+            stock_at: STOCK_POS as u8,
+            concealed: [[0; KINDS]; SEATS],
+            committed: [[0; KINDS]; SEATS],
+            extra: [None; SEATS],
+            secrets: Default::default(),
+            known: [[0; KINDS]; SEATS],
+            discarded: [[0; KINDS]; SEATS],
+            lying: [0; KINDS],
+            discards: Vec::with_capacity(64),
+            purro: [false; SEATS],
+            marker: [Marker::None; SEATS],
+            penalty: [0; SEATS],
+            phase: Phase::Opening,
+            current: dealer,
+            turn_of: dealer,
+            claimants: [0; 3],
+            n_claimants: 0,
+            claim_at: 0,
+            last_draw: None,
+            turn_source: Source::Natural,
+            taken: None,
+            secret_this_turn: false,
+            last_take: false,
+            turn: 0,
+            balances: [0; SEATS],
+            totals: [0; SEATS],
+            result: None,
+            past: Vec::new(),
+        };
+        s.start_hand();
+        s
+    }
+
+    fn deal_index(&self) -> usize {
+        self.hand as usize
+    }
+
+    fn deck(&self) -> &[u8] {
+        &self.deck
+    }
+
+    fn redeal(&mut self, deck: &[u8]) {
+        self.deal_cards(deck);
+    }
+
+    fn rng(&self) -> Rng {
+        self.rng
+    }
+
+    fn set_rng(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
+    fn current_player(&self) -> Option<usize> {
+        (self.phase != Phase::Over).then_some(self.current as usize)
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        let s = self.current as usize;
+        match self.phase {
+            Phase::Opening | Phase::Action => {
+                let hand = &self.concealed[s];
+                out.extend(
+                    (0..KINDS)
+                        .filter(|&k| self.discard_legal(s, k))
+                        .map(|k| Action::Discard(k as u8)),
+                );
+                out.extend(
+                    (0..KINDS)
+                        .filter(|&k| hand[k] == 4)
+                        .map(|k| Action::Secret(k as u8)),
+                );
+                let w = self.sowee as usize;
+                if hand[w] == 3 {
+                    out.extend(
+                        (0..KINDS)
+                            .filter(|&k| k != w && hand[k] > 0)
+                            .map(|k| Action::SoweeSecret(k as u8)),
+                    );
+                }
+                if self.win_legal(s) {
+                    out.push(Action::Win);
+                }
+            }
+            Phase::Draw => {
+                if self.stock_size() > 0 {
+                    out.extend([Action::Draw, Action::Take]);
+                } else {
+                    let top = self.top_discard().expect("a discard to take");
+                    if self.may_win(s) && self.completes_with(s, top) {
+                        out.push(Action::Take);
+                    }
+                    out.push(Action::Pass);
+                }
+            }
+            Phase::DrawerOption => out.extend([Action::Win, Action::Pass]),
+            Phase::Claim => out.extend([Action::Claim, Action::Pass]),
+            Phase::PurroCall => {
+                if self.waits_of(s) != 0 {
+                    out.push(Action::Purro);
+                }
+                out.push(Action::NoPurro);
+            }
+            Phase::Marker => out.extend(
+                (0..4)
+                    .filter(|&suit| self.concealed[s][kind(suit, KING)] > 0)
+                    .map(|suit| Action::Marker(suit as u8)),
+            ),
+            Phase::Over => {}
+        }
+    }
+
+    fn apply_unchecked(&mut self, action: Action) {
+        let s = self.current as usize;
+        match (self.phase, action) {
+            (_, Action::Discard(k)) => self.discard(k),
+            (_, Action::Secret(k)) => self.declare_secret(
+                s,
+                Secret {
+                    sowee: false,
+                    card: k,
+                },
+            ),
+            (_, Action::SoweeSecret(k)) => self.declare_secret(
+                s,
+                Secret {
+                    sowee: true,
+                    card: k,
+                },
+            ),
+            (_, Action::Draw) => self.draw(),
+            (_, Action::Take) => self.take(),
+            (Phase::Opening, Action::Win) => self.win(s, Source::Natural, None),
+            (_, Action::Win) => {
+                let card = match self.turn_source {
+                    Source::Discard => self.taken,
+                    _ => self.last_draw.map(|d| d.card),
+                };
+                self.win(s, self.turn_source, card);
+            }
+            (_, Action::Claim) => {
+                let c = self.turn_of as usize;
+                let x = self.last_draw.expect("a shown draw").card;
+                self.concealed[c][x as usize] -= 1;
+                self.concealed[s][x as usize] += 1;
+                self.win(s, Source::Claim, Some(x));
+            }
+            (Phase::Draw, Action::Pass) => self.wash(Reason::EmptyStock),
+            (Phase::DrawerOption, Action::Pass) => {
+                self.phase = Phase::Claim;
+                self.current = self.claimants[0];
+            }
+            (_, Action::Pass) => {
+                self.claim_at += 1;
+                if self.claim_at < self.n_claimants {
+                    self.current = self.claimants[self.claim_at as usize];
+                } else {
+                    self.enter_action();
+                }
+            }
+            (_, Action::Purro) => {
+                if !self.call_purro(s) {
+                    self.pass_turn();
+                }
+            }
+            (_, Action::NoPurro) => self.pass_turn(),
+            (_, Action::Marker(suit)) => {
+                self.marker[s] = Marker::King(suit);
+                self.pass_turn();
+            }
+        }
+    }
+
+    fn returns(&self, out: &mut [f64]) {
+        for (s, r) in out.iter_mut().enumerate() {
+            let team = if self.rules.team_returns {
+                self.totals[partner(s)]
+            } else {
+                0
+            };
+            *r = (self.totals[s] + team) as f64;
+        }
+    }
+
+    fn view(&self, viewer: Option<usize>) -> Value {
+        let over = self.phase == Phase::Over;
+        let sees = |s: usize| over || viewer.is_none_or(|v| v == s);
+        let (phase, to_play) = self.seen_phase(viewer);
+        let per_seat =
+            |f: &dyn Fn(usize) -> Value| Value::from((0..SEATS).map(f).collect::<Vec<_>>());
+        let secrets = |s: usize| {
+            Value::from(
+                self.secrets[s]
+                    .iter()
+                    .map(|sec| {
+                        let kind_name = if sec.sowee { "sowee" } else { "normal" };
+                        if sees(s) {
+                            let cards = if sec.sowee {
+                                vec![name(self.sowee as usize); 3]
+                            } else {
+                                vec![name(sec.card as usize); 4]
+                            };
+                            json!({
+                                "kind": kind_name,
+                                "cards": cards,
+                                "extra": sec.sowee.then(|| name(sec.card as usize)),
+                            })
+                        } else {
+                            json!({
+                                "kind": self.rules.secret_kind_public.then_some(kind_name),
+                                "cards": null,
+                                "extra": null,
+                            })
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        };
+        json!({
+            "game": "cuajo",
+            "viewer": viewer,
+            "hand": self.hand,
+            "dealer": self.dealer,
+            "phase": phase.name(),
+            "to_play": to_play,
+            "sowee": name(self.sowee as usize),
+            "stock_size": self.stock_size(),
+            "discards": self.discards.iter().map(|d| json!({
+                "seat": d.seat,
+                "card": name(d.card as usize),
+                "taken_by": d.taken_by,
+            })).collect::<Vec<_>>(),
+            "top_discard": self.top_discard().map(|c| name(c as usize)),
+            "concealed": per_seat(&|s| if sees(s) { cards_json(&self.concealed[s]) } else { Value::Null }),
+            "secrets": per_seat(&secrets),
+            "known": per_seat(&|s| cards_json(&self.known[s])),
+            "hand_sizes": per_seat(&|s| (total(&self.concealed[s]) + 4 * self.secrets[s].len()).into()),
+            "purro": self.purro,
+            "marker": per_seat(&|s| Self::marker_json(self.marker[s])),
+            "penalty": self.penalty,
+            "last_draw": self.last_draw.map(|d| json!({
+                "seat": d.seat,
+                "card": (d.shown || sees(d.seat as usize)).then(|| name(d.card as usize)),
+                "shown": d.shown,
+            })),
+            "turn": self.turn,
+            "balances": self.balances,
+            "totals": self.totals,
+            "result": self.result.as_ref().map(Self::result_json),
+            "past_hands": self.past.iter().map(|h| json!({
+                "dealer": h.dealer,
+                "winner": h.winner,
+                "source": h.source.map(Source::name),
+                "balances": h.balances,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    fn observe(&self, seat: usize, out: &mut [f32]) {
+        let rel = |q: usize| (q + SEATS - seat) % SEATS;
+        let mut at = 0usize;
+        let mut block = |size: usize| {
+            let start = at;
+            at += size;
+            start
+        };
+        let thermo = |out: &mut [f32], b: usize, c: &Counts| {
+            for k in 0..KINDS {
+                for i in 0..(c[k] as usize).min(4) {
+                    out[b + 4 * k + i] = 1.0;
+                }
+            }
+        };
+        let (phase, to_play) = self.seen_phase(Some(seat));
+        let b = block(8);
+        out[b + phase as usize] = 1.0;
+        let b = block(4);
+        if let Some(p) = to_play {
+            out[b + rel(p)] = 1.0;
+        }
+        let b = block(4);
+        out[b + rel(self.dealer as usize)] = 1.0;
+        let b = block(112);
+        thermo(out, b, &self.concealed[seat]);
+        let b = block(112);
+        thermo(out, b, &self.committed[seat]);
+        let b = block(28);
+        if let Some(x) = self.extra[seat] {
+            out[b + x as usize] = 1.0;
+        }
+        let b = block(28);
+        out[b + self.sowee as usize] = 1.0;
+        let b = block(29);
+        out[b + self.top_discard().map_or(KINDS, |c| c as usize)] = 1.0;
+        let b = block(29);
+        let seen_draw = self
+            .last_draw
+            .filter(|d| d.shown || d.seat as usize == seat || self.phase == Phase::Over);
+        out[b + seen_draw.map_or(KINDS, |d| d.card as usize)] = 1.0;
+        let b = block(448);
+        for q in 0..SEATS {
+            thermo(out, b + 112 * rel(q), &self.discarded[q]);
+        }
+        let b = block(448);
+        for q in 0..SEATS {
+            thermo(out, b + 112 * rel(q), &self.known[q]);
+        }
+        let b = block(112);
+        let mut seen = self.all_cards(seat);
+        seen[self.sowee as usize] += 1;
+        for (k, n) in seen.iter_mut().enumerate() {
+            *n += self.lying[k];
+            for q in (0..SEATS).filter(|&q| q != seat) {
+                *n += self.known[q][k];
+            }
+        }
+        thermo(out, b, &seen);
+        let b = block(60);
+        for q in 0..SEATS {
+            let o = b + 15 * rel(q);
+            out[o + self.secrets[q].len().min(4)] = 1.0;
+            out[o + 5] = self.purro[q] as u8 as f32;
+            out[o
+                + 6
+                + match self.marker[q] {
+                    Marker::None => 0,
+                    Marker::Coin => 1,
+                    Marker::King(s) => 2 + s as usize,
+                }] = 1.0;
+            out[o + 12 + (self.penalty[q] as usize).min(2)] = 1.0;
+        }
+        let b = block(11);
+        let stock = self.stock_size();
+        for k in 1..=10 {
+            out[b + k - 1] = (stock >= 5 * k) as u8 as f32;
+        }
+        out[b + 10] = (stock as f64 / 50.0) as f32;
+        let b = block(4);
+        for q in 0..SEATS {
+            out[b + rel(q)] = (self.balances[q] as f64 / 1000.0) as f32;
+        }
+        let b = block(1);
+        out[b] = (self.turn as f64 / self.rules.max_turns as f64) as f32;
+        let b = block(1);
+        out[b] = (self.hand as f64 / self.rules.hands as f64) as f32;
+        let b = block(4);
+        for q in 0..SEATS {
+            out[b + rel(q)] = (self.totals[q] as f64 / 1000.0) as f32;
+        }
+        debug_assert_eq!(at, 1443);
+    }
+
+    fn render(&self, viewer: Option<usize>) -> String {
+        use std::fmt::Write;
+        let over = self.phase == Phase::Over;
+        let (phase, to_play) = self.seen_phase(viewer);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Cuajo, hand {}, dealer seat {}, turn {}; sowee {}, stock {}",
+            self.hand + 1,
+            self.dealer,
+            self.turn,
+            name(self.sowee as usize),
+            self.stock_size()
+        );
+        let pile: Vec<String> = self
+            .discards
+            .iter()
+            .rev()
+            .take(8)
+            .map(|d| {
+                let taken = d
+                    .taken_by
+                    .map_or(String::new(), |q| format!("(taken by {q})"));
+                format!("{}{}", name(d.card as usize), taken)
+            })
+            .collect();
+        let _ = writeln!(s, "discards (latest first): {}", pile.join(" "));
+        for q in 0..SEATS {
+            let mark = if to_play == Some(q) { ">" } else { " " };
+            let cards = if over || viewer.is_none_or(|v| v == q) {
+                Self::cards_line(&self.concealed[q])
+            } else {
+                format!("{} cards", total(&self.concealed[q]))
+            };
+            let mut flags = String::new();
+            if !self.secrets[q].is_empty() {
+                let _ = write!(flags, " secrets {}", self.secrets[q].len());
+            }
+            if self.purro[q] {
+                let m = match self.marker[q] {
+                    Marker::King(suit) => name(kind(suit as usize, KING)),
+                    _ => "coin".into(),
+                };
+                let _ = write!(flags, " PURRO ({m})");
+            }
+            if self.penalty[q] > 0 {
+                let _ = write!(flags, " penalty {}", self.penalty[q]);
+            }
+            let _ = writeln!(
+                s,
+                "{mark} seat {q} (team {}): {cards}{flags}; balance {}",
+                q % 2,
+                self.totals[q]
+            );
+        }
+        if let Some(d) = self.last_draw {
+            let card = if d.shown || over || viewer.is_none_or(|v| v == d.seat as usize) {
+                name(d.card as usize)
+            } else {
+                "?".into()
+            };
+            let _ = writeln!(
+                s,
+                "drawn by seat {}: {card}{}",
+                d.seat,
+                if d.shown { " (shown)" } else { "" }
+            );
+        }
+        let _ = write!(s, "phase {}", phase.name());
+        if let Some(r) = &self.result {
+            let _ = write!(
+                s,
+                "\nlast hand: {} ({}), payments {:?}",
+                r.winner
+                    .map_or("no winner".into(), |w| format!("seat {w} won")),
+                r.source.map_or(r.reason.name(), Source::name),
+                r.payments
+            );
+        }
+        s
+    }
+
+    fn deal_summary(&self, seat: usize) -> String {
+        let mut s = format!(
+            "hand {} dealer {} sowee {} dealt {}",
+            self.hand + 1,
+            self.dealer,
+            name(self.sowee as usize),
+            Self::cards_line(&self.dealt(seat))
+        );
+        // Public consequences of hidden hands: purro calls and losses, the end of a hand.
+        for q in 0..SEATS {
+            if self.purro[q] || self.penalty[q] > 0 {
+                s.push_str(&format!(
+                    "; seat {q} purro {} marker {} penalty {}",
+                    self.purro[q],
+                    Self::marker_json(self.marker[q]),
+                    self.penalty[q]
+                ));
+            }
+        }
+        if let Some(r) = &self.result {
+            s.push_str(&format!("; last hand {}", Self::result_json(r)));
+        }
+        s
+    }
+
+    fn action_seen_by(&self, action: Action, seat: usize) -> Option<String> {
+        let c = self.current as usize;
+        if self.hidden_from(seat) && action == Action::Pass {
+            return None;
+        }
+        let me = c == seat;
+        Some(match action {
+            Action::Secret(_) | Action::SoweeSecret(_) if !me => {
+                let what = match (self.rules.secret_kind_public, action) {
+                    (true, Action::SoweeSecret(_)) => "a sowee secret",
+                    _ => "a secret",
+                };
+                format!("seat {c} declares {what}")
+            }
+            Action::Draw => {
+                let x = self.deck[self.stock_at as usize];
+                if me || self.reveal_required(c) {
+                    format!("seat {c} draws {}", name(x as usize))
+                } else {
+                    format!("seat {c} draws")
+                }
+            }
+            Action::Take => format!(
+                "seat {c} takes {}",
+                name(self.top_discard().unwrap_or(0) as usize)
+            ),
+            a => format!("seat {c}: {a}"),
+        })
+    }
+
+    fn resample_deal(
+        start: &Self,
+        actions: &[Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        // Deck positions `seat` has seen: its deal, the sowee, its draws, shown draws and the
+        // cards turned up at the end of the hand.
+        let mut seen = [false; DECK];
+        for (i, cell) in seen.iter_mut().enumerate().take(SOWEE_POS) {
+            *cell = recipient(start.dealer as usize, i) == seat;
+        }
+        seen[SOWEE_POS] = true;
+        let mut s = start.clone();
+        for &a in actions {
+            if a == Action::Draw
+                && (s.turn_of as usize == seat || s.reveal_required(s.turn_of as usize))
+            {
+                seen[s.stock_at as usize] = true;
+            }
+            s.apply_unchecked(a);
+        }
+        let (_, _, trace) = Self::replay_hidden(start, &start.deck, actions, seat)?;
+        if let (Phase::Over, Some(r)) = (s.phase, &s.result) {
+            let end = s.stock_at as usize;
+            seen[end - r.extra_draws.len()..end]
+                .iter_mut()
+                .for_each(|x| *x = true);
+        }
+        let target = s.view(Some(seat));
+        let hidden: Vec<usize> = (0..DECK).filter(|&i| !seen[i]).collect();
+        let mut deck = start.deck.to_vec();
+        let mut acts = actions.to_vec();
+        if hidden.len() < 2 {
+            return Some((deck, acts));
+        }
+        // A random walk of swaps of hidden cards, each kept only if the replay stays
+        // indistinguishable for `seat`.
+        for _ in 0..24 {
+            let i = hidden[rng.below(hidden.len() as u64) as usize];
+            let j = hidden[rng.below(hidden.len() as u64) as usize];
+            if deck[i] == deck[j] {
+                continue;
+            }
+            deck.swap(i, j);
+            match Self::replay_hidden(start, &deck, actions, seat) {
+                Some((t, new, seen)) if seen == trace && t.view(Some(seat)) == target => acts = new,
+                _ => deck.swap(i, j),
+            }
+        }
+        Some((deck, acts))
+    }
+}
