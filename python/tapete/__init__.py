@@ -1,11 +1,12 @@
 """tapete: fast, exact engines for Spoil Five, Cicera, Cau Robat and Cuajo.
 
 The engine is the Rust extension ``tapete._core``; this package re-exports its API, adds the
-per-game evaluators (``tapete.spoil_five``), the errors (``tapete.errors``), the command line
-(``tapete.cli``) and the pure-Python reference model (``tapete.reference``).
+per-game evaluators (``tapete.spoil_five``, ``tapete.cicera``, ``tapete.cau_robat``,
+``tapete.cuajo``), the errors (``tapete.errors``), the command line (``tapete.cli``) and the
+pure-Python reference model (``tapete.reference``).
 """
 
-from tapete import cau_robat, cicera, spoil_five
+from tapete import cau_robat, cicera, cuajo, spoil_five
 from tapete._core import TERMINAL, Game, State, list_games, load_game
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
 
@@ -19,6 +20,7 @@ __all__ = [
     "TapeteError",
     "cau_robat",
     "cicera",
+    "cuajo",
     "list_games",
     "load_game",
     "spoil_five",

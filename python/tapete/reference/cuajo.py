@@ -600,9 +600,7 @@ def settle(
             extra.append(stock[len(extra)])
             r1, r2 = requirements()
         if cfg["bonus_mode"] == "additive":
-            bonus = (
-                int(cfg["bonus_none"]) + int(cfg["bonus_r1"]) * r1 + int(cfg["bonus_r2"]) * r2
-            )
+            bonus = int(cfg["bonus_none"]) + int(cfg["bonus_r1"]) * r1 + int(cfg["bonus_r2"]) * r2
         elif r1 and r2:
             bonus = int(cfg["bonus_full"])
         elif r1:
@@ -1062,9 +1060,7 @@ class CuajoState(ReferenceState):
             out = [DISCARD_BASE + t for t in self._discard_options(c)]
             out += [SECRET_BASE + t for t in range(NUM_KINDS) if hand[t] == 4]
             if hand[h.sowee] == 3:
-                out += [
-                    SOWEE_BASE + x for x in range(NUM_KINDS) if x != h.sowee and hand[x] >= 1
-                ]
+                out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != h.sowee and hand[x] >= 1]
             if self._win_allowed(c):
                 out.append(WIN)
             return sorted(out)

@@ -387,6 +387,183 @@ pub fn distance(c: &Counts) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
+
+    /// Brute force: every combination holding the lowest card, recursively (no table).
+    fn brute(c: &mut Counts) -> bool {
+        let Some(t) = (0..KINDS).find(|&k| c[k] > 0) else {
+            return true;
+        };
+        let (s, r) = (suit_of(t), rank_of(t));
+        let mut try_remove = |c: &mut Counts, ks: &[usize]| {
+            if ks.iter().all(|&k| c[k] > 0) && (ks.len() < 4 || ks[0] != ks[1] || c[ks[0]] >= 4) {
+                ks.iter().for_each(|&k| c[k] -= 1);
+                let ok = brute(c);
+                ks.iter().for_each(|&k| c[k] += 1);
+                ok
+            } else {
+                false
+            }
+        };
+        if r == KING && try_remove(c, &[t]) {
+            return true;
+        }
+        if try_remove(c, &[t; 4]) {
+            return true;
+        }
+        // Sets: t with two or three cards of the same rank in other (higher) suits.
+        for m in 0u8..8 {
+            let others: Vec<usize> = (s + 1..4)
+                .filter(|&x| m & (1 << (x - s - 1)) != 0)
+                .map(|x| kind(x, r))
+                .collect();
+            if others.len() >= 2 && others.iter().all(|&k| k < KINDS) {
+                let mut ks = vec![t];
+                ks.extend(others);
+                if try_remove(c, &ks) {
+                    return true;
+                }
+            }
+        }
+        (r == THREE || r == JACK) && try_remove(c, &[t, t + 1, t + 2])
+    }
+
+    /// A random hand of `n` cards: mostly built from combinations, sometimes perturbed.
+    fn random_hand(rng: &mut Rng, n: usize) -> Counts {
+        let mut c = [0u8; KINDS];
+        let mut size = 0;
+        let mut put = |c: &mut Counts, k: usize, size: &mut usize| {
+            if c[k] < 4 && *size < n {
+                c[k] += 1;
+                *size += 1;
+            }
+        };
+        let from_combos = rng.below(4) != 0;
+        while size < n {
+            if from_combos {
+                let s = rng.below(4) as usize;
+                match rng.below(5) {
+                    0 => put(&mut c, kind(s, KING), &mut size),
+                    1 => {
+                        let first = if rng.below(2) == 0 { THREE } else { JACK };
+                        for i in 0..3 {
+                            put(&mut c, kind(s, first + i), &mut size);
+                        }
+                    }
+                    2 => {
+                        let k = kind(s, rng.below(7) as usize);
+                        for _ in 0..4 {
+                            put(&mut c, k, &mut size);
+                        }
+                    }
+                    _ => {
+                        let r = rng.below(7) as usize;
+                        let skip = rng.below(5) as usize;
+                        for x in (0..4).filter(|&x| x != skip) {
+                            put(&mut c, kind(x, r), &mut size);
+                        }
+                    }
+                }
+            } else {
+                put(&mut c, rng.below(KINDS as u64) as usize, &mut size);
+            }
+        }
+        for _ in 0..rng.below(3) {
+            let held: Vec<usize> = (0..KINDS).filter(|&k| c[k] > 0).collect();
+            let from = held[rng.below(held.len() as u64) as usize];
+            let to = rng.below(KINDS as u64) as usize;
+            if c[to] < 4 {
+                c[from] -= 1;
+                c[to] += 1;
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn completeness_matches_brute_force_on_100000_hands() {
+        let mut rng = Rng::new(7);
+        let mut complete = 0;
+        for _ in 0..100_000 {
+            let mut c = random_hand(&mut rng, 16);
+            let want = brute(&mut c);
+            assert_eq!(partitionable(&c, Melds::DEFAULT), want, "{c:?}");
+            complete += want as usize;
+            if let Some(groups) = arrangement(&c, Melds::DEFAULT) {
+                let mut back = [0u8; KINDS];
+                groups.iter().flatten().for_each(|&k| back[k as usize] += 1);
+                assert_eq!(back, c);
+                for g in &groups {
+                    let mut gc = [0u8; KINDS];
+                    g.iter().for_each(|&k| gc[k as usize] += 1);
+                    assert!(brute(&mut gc), "{g:?} is not a combination");
+                }
+            } else {
+                assert!(!want);
+            }
+        }
+        assert!(
+            complete > 10_000,
+            "too few complete hands ({complete}) to test anything"
+        );
+    }
+
+    #[test]
+    fn waits_match_brute_force() {
+        let mut rng = Rng::new(8);
+        for _ in 0..20_000 {
+            let c = random_hand(&mut rng, 15);
+            let w = waits(&c, &c, |_| 4, Melds::DEFAULT);
+            for t in 0..KINDS {
+                let mut d = c;
+                d[t] += 1;
+                let want = c[t] < 4 && brute(&mut d);
+                assert_eq!(w & (1 << t) != 0, want, "{c:?} + {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_table_entry_matches_brute_force() {
+        for i in 0..625 {
+            let mut c = [0u8; KINDS];
+            for (s, w) in WEIGHT.iter().enumerate() {
+                c[kind(s, ACE)] = (i / w % 5) as u8;
+            }
+            assert_eq!(SETS_AND_QUADS[i], brute(&mut c), "pattern {i}");
+        }
+    }
+
+    /// The distance is exact iff it is 0 exactly on complete (or waiting) hands, one exchange
+    /// changes it by at most one, and a positive distance always has a neighbour one lower.
+    #[test]
+    fn distance_is_the_exchange_distance() {
+        let mut rng = Rng::new(9);
+        for n in [16, 15] {
+            for _ in 0..150 {
+                let c = random_hand(&mut rng, n);
+                let d = distance(&c);
+                let base = if n == 16 {
+                    partitionable(&c, Melds::DEFAULT)
+                } else {
+                    waits(&c, &c, |_| 4, Melds::DEFAULT) != 0
+                };
+                assert_eq!(d == 16 - n as u8, base, "{c:?}");
+                let mut lower = false;
+                for out in (0..KINDS).filter(|&k| c[k] > 0) {
+                    for inn in (0..KINDS).filter(|&k| k != out && c[k] < 4) {
+                        let mut e = c;
+                        e[out] -= 1;
+                        e[inn] += 1;
+                        let de = distance(&e);
+                        assert!(de + 1 >= d && de <= d + 1, "{c:?} -> {e:?}");
+                        lower |= de + 1 == d;
+                    }
+                }
+                assert!(d == 16 - n as u8 || lower, "{c:?} has no better neighbour");
+            }
+        }
+    }
 
     #[test]
     fn table_has_the_documented_entries() {

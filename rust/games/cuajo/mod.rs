@@ -1052,48 +1052,54 @@ impl Cuajo {
             .join(" ")
     }
 
+    /// What every seat sees of the hidden hands' consequences: purro, markers, penalties.
+    fn public_status(&self) -> [u8; 3 * SEATS] {
+        std::array::from_fn(|i| {
+            let q = i % SEATS;
+            match i / SEATS {
+                0 => self.purro[q] as u8,
+                1 => match self.marker[q] {
+                    Marker::None => 0,
+                    Marker::Coin => 1,
+                    Marker::King(s) => 2 + s,
+                },
+                _ => self.penalty[q],
+            }
+        })
+    }
+
     /// Replays `actions` from `start` dealt from `deck` for determinisation: the decisions
     /// `seat` cannot see (others' passes on a win or claim) are redone as the new deal needs.
-    /// Returns the state, the actions and what `seat` saw on the way (its information state).
+    /// Returns the state, the actions, and the public status after each action `seat` saw.
     fn replay_hidden(
         start: &Self,
         deck: &[u8],
         actions: &[Action],
         seat: usize,
-    ) -> Option<(Self, Vec<Action>, String)> {
+    ) -> Option<(Self, Vec<Action>, Vec<[u8; 3 * SEATS]>)> {
         let mut orig = start.clone();
         let mut s = start.clone();
         s.redeal(deck);
         let mut out = Vec::with_capacity(actions.len());
-        let mut seen = s.deal_summary(seat);
-        let mut summary = seen.clone();
-        let mut step = |s: &mut Self, a: Action, out: &mut Vec<Action>| {
-            if let Some(line) = s.action_seen_by(a, seat) {
-                seen.push_str(&line);
-            }
-            s.apply_unchecked(a);
-            out.push(a);
-            let now = s.deal_summary(seat);
-            if now != summary {
-                seen.push_str(&now);
-                summary = now;
-            }
-        };
+        let mut trace = Vec::with_capacity(actions.len());
         for &a in actions {
             if orig.hidden_from(seat) && a == Action::Pass {
                 orig.apply_unchecked(a);
                 continue;
             }
             while s.hidden_from(seat) && (s.current, s.phase) != (orig.current, orig.phase) {
-                step(&mut s, Action::Pass, &mut out);
+                s.apply_unchecked(Action::Pass);
+                out.push(Action::Pass);
             }
             if s.current != orig.current || !s.is_legal(a) {
                 return None;
             }
-            step(&mut s, a, &mut out);
+            s.apply_unchecked(a);
             orig.apply_unchecked(a);
+            out.push(a);
+            trace.push(s.public_status());
         }
-        Some((s, out, seen))
+        Some((s, out, trace))
     }
 }
 
@@ -1719,7 +1725,7 @@ impl Game for Cuajo {
         }
         // A random walk of swaps of hidden cards, each kept only if the replay stays
         // indistinguishable for `seat`.
-        for _ in 0..24 {
+        for _ in 0..12 {
             let i = hidden[rng.below(hidden.len() as u64) as usize];
             let j = hidden[rng.below(hidden.len() as u64) as usize];
             if deck[i] == deck[j] {
