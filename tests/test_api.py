@@ -90,6 +90,19 @@ def cau_robat_deal(deck, dealer, config):
     }
 
 
+CUAJO_PACK = [r + s for s in "OCEB" for r in "A345JHK" for _ in range(4)]  # ascending id
+
+
+def cuajo_deal(deck, dealer, config):
+    """Hands and sowee dealt from ``deck`` (docs/rules/cuajo.md, "The deal")."""
+    hands = [[] for _ in range(4)]
+    for i, card in enumerate(deck[:61]):
+        k = min(i // 5, 3) if i < 21 else (i - 21) % 20 // 5
+        hands[(dealer + 1 + k) % 4].append(card)
+    order = {card: i // 4 for i, card in enumerate(CUAJO_PACK)}
+    return {"concealed": [sorted(h, key=order.__getitem__) for h in hands], "sowee": deck[61]}
+
+
 def spoil_five_max_length(config):
     extra = config["max_extra_deals"] if config["leftover_pool"] == "play_on" else 0
     return (config["num_deals"] + extra) * (5 * config["players"] + 2)
@@ -407,6 +420,128 @@ GAMES = {
             "winners",
         ],
     },
+    "cuajo": {
+        # docs/rules/cuajo.md, "Configuration"
+        "defaults": {
+            "first_dealer": "random",
+            "dealer_after_wash": "same",
+            "dealer_natural_win": True,
+            "empty_stock": "last_discard_then_wash",
+            "max_turns": 300,
+            "may_rediscard_taken_card": True,
+            "undeclared_quad_valid": True,
+            "sowee_triple_undeclared_valid": False,
+            "secret_payment": 50,
+            "secret_on_winning_turn": True,
+            "secret_kind_public": False,
+            "purro_call": "forced",
+            "purro_marker": "lowest_type",
+            "dead_waits_count": True,
+            "purro_loss_penalty_turns": 2,
+            "penalty_draws_claimable": True,
+            "claim_priority": "drawer_then_turn_order",
+            "king_basis": "winner",
+            "king_coins": 50,
+            "king_other": 20,
+            "special_hand": 300,
+            "special_flat": True,
+            "bonus_full": 110,
+            "bonus_r1": 60,
+            "bonus_r2": 70,
+            "bonus_none": 20,
+            "bonus_mode": "table",
+            "r2_needs_sowee_copy": True,
+            "extra_draw": 15,
+            "returns": "team",
+            "hands_per_match": 1,
+        },
+        "effective": lambda cfg: cfg,
+        "num_players": lambda cfg: 4,
+        "num_distinct_actions": 95,
+        "tensor_shape": lambda cfg: (1443,),
+        "max_game_length": lambda cfg: cfg["hands_per_match"] * (12 * cfg["max_turns"] + 12),
+        "configs": [
+            {"first_dealer": 2, "hands_per_match": 2, "dealer_after_wash": "next"},
+            {"purro_call": "optional", "purro_marker": "player_choice", "max_turns": 80},
+            {"returns": "individual", "empty_stock": "immediate_wash", "secret_kind_public": True},
+            {"undeclared_quad_valid": False, "dead_waits_count": False, "bonus_mode": "additive"},
+        ],
+        "other_config": {"max_turns": 100},
+        "bad_configs": {
+            "first_dealer=4": {"first_dealer": 4},
+            "max_turns=0": {"max_turns": 0},
+            "hands_per_match=0": {"hands_per_match": 0},
+            "extra_draw=51": {"extra_draw": 51},
+            "secret_payment=-1": {"secret_payment": -1},
+            "purro_call=word": {"purro_call": "sometimes"},
+            "returns=word": {"returns": "both"},
+            "claim_priority=word": {"claim_priority": "partner_first"},
+            "dealer_natural_win=1": {"dealer_natural_win": 1},
+            "max_turns=True": {"max_turns": True},
+            "max_turns='300'": {"max_turns": "300"},
+            "unknown": {"players": 4},
+        },
+        "pack": CUAJO_PACK,
+        "bad_card": "2O",
+        "bad_cards": ["ZZ", "2O", "QO", "6C", "AX", "K", "", "ÄO"],
+        "bad_action_strings": [
+            "discard",
+            "discard 2O",
+            "discard KO KO",
+            "secret",
+            "sowee secret AO",
+            "marker 3O",
+            "marker",
+            "draw 3O",
+            "take KO",
+            "win now",
+            "purro KO",
+            "drawx",
+            "♠♥",
+        ],
+        "aliases": {
+            "DRAW": "draw",
+            "Discard 3o": "discard 3O",
+            "discard 10c": "discard JC",
+            "SECRET 1O": "secret AO",
+            "marker 12b": "marker KB",
+            "No-Purro": "no-purro",
+            "sowee-secret  11e": "sowee-secret HE",
+        },
+        "deal": cuajo_deal,
+        "multi_deal_config": {"hands_per_match": 3},
+        "next_dealer": lambda view, dealer: (
+            dealer if view["result"]["winner"] is None else view["result"]["winner"]
+        ),
+        "deal_key": "hand",
+        # discards, draws, takes, wins, claims, purro decisions; secrets and passes are private
+        "public_action": lambda a: a < 28 or 84 <= a <= 87 or a >= 89,
+        "view_keys": [
+            "game",
+            "viewer",
+            "hand",
+            "dealer",
+            "phase",
+            "to_play",
+            "sowee",
+            "stock_size",
+            "discards",
+            "top_discard",
+            "concealed",
+            "secrets",
+            "known",
+            "hand_sizes",
+            "purro",
+            "marker",
+            "penalty",
+            "last_draw",
+            "turn",
+            "balances",
+            "totals",
+            "result",
+            "past_hands",
+        ],
+    },
 }
 
 
@@ -418,6 +553,12 @@ def data(name):
 def effective_config(name, config):
     d = data(name)
     return d["effective"]({**d["defaults"], **config})
+
+
+def hands_of(state):
+    """Every seat's hand in the full view (Cuajo calls them ``concealed``)."""
+    view = state.view()
+    return view["concealed"] if view["game"] == "cuajo" else view["hands"]
 
 
 def evaluators(impl, name):
@@ -673,7 +814,11 @@ def test_deck_fixes_the_first_deal_and_decks_the_second(impl):
                 state.apply_action(rng.choice(state.legal_actions()))
             view = state.view()
             assert view[d["deal_key"]] == 1
-            assert view["dealer"] == (dealer0 + 1) % game.num_players()
+            next_dealer = d.get("next_dealer", lambda _view, dealer: (dealer + 1) % 4)
+            if "next_dealer" not in d:
+                assert view["dealer"] == (dealer0 + 1) % game.num_players()
+            else:
+                assert view["dealer"] == next_dealer(view, dealer0)
             expected1 = d["deal"](d1, view["dealer"], config)
             assert {k: view[k] for k in expected1} == expected1
 
@@ -703,7 +848,7 @@ def test_same_seed_same_game_different_seed_different_deal(impl):
             assert a.serialize() == b.serialize()
             assert a == b
             assert a.returns() == b.returns()
-            deals = {json.dumps(game.new_initial_state(s).view()["hands"]) for s in range(6)}
+            deals = {json.dumps(hands_of(game.new_initial_state(s))) for s in range(6)}
             assert len(deals) == 6
             assert game.new_initial_state(1) != game.new_initial_state(2)
 
@@ -719,7 +864,7 @@ def test_seed_none(impl):
             assert state.is_terminal()
             again = game.deserialize_state(state.serialize())
             assert again == state
-        hands = {json.dumps(game.new_initial_state().view()["hands"]) for _ in range(4)}
+        hands = {json.dumps(hands_of(game.new_initial_state())) for _ in range(4)}
         assert len(hands) > 1
 
 
