@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from cuajo_bot import choose as cuajo_choose
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +19,7 @@ import tapete.reference
 GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_GAMES", "2000"))
 CICERA_GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_CICERA_GAMES", "1000"))
 CAU_ROBAT_GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_CAU_ROBAT_GAMES", "1000"))
+CUAJO_GAMES = int(os.environ.get("TAPETE_DIFFERENTIAL_CUAJO_GAMES", "300"))
 
 
 @st.composite
@@ -111,6 +114,42 @@ def cau_robat_configs(draw: st.DrawFn) -> dict[str, Any]:
     return config
 
 
+@st.composite
+def cuajo_configs(draw: st.DrawFn) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    options = {
+        "first_dealer": st.integers(0, 3),
+        "dealer_after_wash": st.sampled_from(["same", "next"]),
+        "dealer_natural_win": st.booleans(),
+        "empty_stock": st.sampled_from(["last_discard_then_wash", "immediate_wash"]),
+        "max_turns": st.integers(1, 120),
+        "may_rediscard_taken_card": st.booleans(),
+        "undeclared_quad_valid": st.booleans(),
+        "sowee_triple_undeclared_valid": st.booleans(),
+        "secret_payment": st.integers(0, 100),
+        "secret_on_winning_turn": st.booleans(),
+        "secret_kind_public": st.booleans(),
+        "purro_call": st.sampled_from(["forced", "optional"]),
+        "purro_marker": st.sampled_from(["lowest_type", "player_choice"]),
+        "dead_waits_count": st.booleans(),
+        "purro_loss_penalty_turns": st.integers(0, 3),
+        "penalty_draws_claimable": st.booleans(),
+        "king_basis": st.sampled_from(["winner", "payer"]),
+        "king_coins": st.integers(0, 100),
+        "special_flat": st.booleans(),
+        "bonus_r1": st.integers(0, 100),
+        "bonus_mode": st.sampled_from(["table", "additive"]),
+        "r2_needs_sowee_copy": st.booleans(),
+        "extra_draw": st.integers(0, 50),
+        "returns": st.sampled_from(["team", "individual"]),
+        "hands_per_match": st.integers(1, 3),
+    }
+    for key, strategy in options.items():
+        if draw(st.booleans()):
+            config[key] = draw(strategy)
+    return config
+
+
 def assert_same(engine: Any, reference: Any, players: int, where: str) -> None:
     assert engine.current_player() == reference.current_player(), where
     legal = engine.legal_actions()
@@ -128,7 +167,14 @@ def assert_same(engine: Any, reference: Any, players: int, where: str) -> None:
         ), f"{where}, observation of seat {seat}"
 
 
-def lock_step(game_name: str, config: dict[str, Any], seed: int) -> None:
+def lock_step(
+    game_name: str,
+    config: dict[str, Any],
+    seed: int,
+    choose: Callable[[Any, random.Random], int] = lambda state, rng: rng.choice(
+        state.legal_actions()
+    ),
+) -> None:
     engine = tapete.load_game(game_name, **config).new_initial_state(seed=seed)
     reference = tapete.reference.load_game(game_name, **config).new_initial_state(seed=seed)
     players = engine.num_players()
@@ -138,7 +184,7 @@ def lock_step(game_name: str, config: dict[str, Any], seed: int) -> None:
         assert_same(engine, reference, players, f"{game_name} {config} seed {seed} step {step}")
         if engine.is_terminal():
             break
-        action = chooser.choice(engine.legal_actions())
+        action = choose(engine, chooser)
         engine.apply_action(action)
         reference.apply_action(action)
         step += 1
@@ -169,3 +215,9 @@ def test_cicera_lock_step(config: dict[str, Any], seed: int) -> None:
 @given(config=cau_robat_configs(), seed=st.integers(0, 2**64 - 1))
 def test_cau_robat_lock_step(config: dict[str, Any], seed: int) -> None:
     lock_step("cau_robat", config, seed)
+
+
+@settings(SETTINGS, max_examples=CUAJO_GAMES)
+@given(config=cuajo_configs(), seed=st.integers(0, 2**64 - 1))
+def test_cuajo_lock_step(config: dict[str, Any], seed: int) -> None:
+    lock_step("cuajo", config, seed, cuajo_choose)
