@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cuajo_bot import choose as cuajo_choose
 
 import tapete
 
@@ -35,6 +36,12 @@ PLAYTHROUGHS: dict[str, list[tuple[dict[str, Any], int]]] = {
             3,
         ),
     ],
+    "cuajo": [
+        ({"first_dealer": 0}, 1),
+        ({"first_dealer": 1}, 3),
+        ({"hands_per_match": 3, "purro_call": "optional", "purro_marker": "player_choice"}, 2),
+        ({"returns": "individual", "king_basis": "payer", "bonus_mode": "additive"}, 4),
+    ],
     "cicera": [
         ({"game_mode": "single_hand", "first_dealer": 0}, 1),
         ({"game_mode": "single_hand", "packet_size": 6, "left_bonus_mode": "rank_match"}, 2),
@@ -50,7 +57,8 @@ def record(module: Any, game_name: str, config: dict[str, Any], seed: int) -> di
     steps = []
     while not state.is_terminal():
         legal = state.legal_actions()
-        action = bot.choice(legal)
+        # Cuajo's bot plays towards complete hands: random play would almost never win.
+        action = cuajo_choose(state, bot) if game_name == "cuajo" else bot.choice(legal)
         steps.append(
             {
                 "player": state.current_player(),
