@@ -23,7 +23,7 @@ Card strings are rank then suit (``A 3 4 5 J H K`` x ``O C E B``); card id ``7 *
 import importlib
 import itertools
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -120,7 +120,7 @@ def test_the_brute_force_knows_75_combinations():
     assert len(COMBINATIONS) == 35 + 8 + 28 + 4
 
 
-@lru_cache(maxsize=None)
+@cache
 def brute_splits(c, limit=1):
     """Up to ``limit`` splits of the count tuple ``c`` into combinations (each a list of
     id tuples); a split is found by trying, for the lowest card present, every combination
@@ -164,7 +164,7 @@ def brute_waits(cards, sowee=None):
 # one rank: quads and sets of 3-4 distinct suits (rules 4.3 SETS_OK)
 
 
-@lru_cache(maxsize=None)
+@cache
 def brute_sets_ok(a, quads=True):
     if not any(a):
         return True
@@ -228,7 +228,7 @@ def rank_table(h, used, kings):
     return _rank_table(tuple(sorted(zip(h, used))), kings)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rank_table(pairs, kings):
     h = [p[0] for p in pairs]
     used = [p[1] for p in pairs]
@@ -707,7 +707,7 @@ def test_distance_cases(cj):
         cards = case_cards(text)
         assert distance(cards) == oracle_distance(cards), name
         assert (distance(cards) == 0) is expected, name
-    for name, text, sowee, expected in WAIT_CASES:
+    for name, text, _sowee, _waits in WAIT_CASES:
         cards = split(text)
         assert distance(cards) == oracle_distance(cards), name
     # far hands

@@ -30,7 +30,7 @@ Seats in play order: ``s + 1`` plays after ``s``; teams {0, 2} and {1, 3}.
 """
 
 import itertools
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -98,7 +98,7 @@ def _combinations():
 COMBINATIONS = _combinations()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _splits(c, quads=True):
     t = next((i for i, n in enumerate(c) if n), None)
     if t is None:
@@ -375,9 +375,7 @@ def oracle_settle(final, f, source, sowee, stock_after, extra_draw=15):
     while not (r1 and r2) and len(extra) < min(extra_draw, len(stock_after)):
         extra.append(stock_after[len(extra)])
         r1, r2 = check()
-    bonus = {(True, True): 110, (True, False): 60, (False, True): 70, (False, False): 20}[
-        (r1, r2)
-    ]
+    bonus = {(True, True): 110, (True, False): 60, (False, True): 70, (False, False): 20}[(r1, r2)]
     return False, r1, r2, bonus, extra, kings + bonus
 
 
@@ -461,7 +459,8 @@ def test_po_scenario_data():
         (H1, "4O", "discard", "AE", "", (False, True, True, 110, [], 150)),
         (H1, "4O", "discard", "HB", EXTRA15, (False, True, False, 60, split(EXTRA15), 100)),
         (H1, "KB", "claim", "AE", EXTRA_PO04, (False, False, True, 70, split(EXTRA_PO04), 110)),
-        (H1, "3B", "discard", "JO", EXTRA_PO05, (False, True, True, 110, split(EXTRA_PO05)[:14], 150)),
+        (H1, "3B", "discard", "JO", EXTRA_PO05,
+         (False, True, True, 110, split(EXTRA_PO05)[:14], 150)),
         (H1, "3B", "discard", "JO", EXTRA_PO06, (False, True, False, 60, split(EXTRA_PO06), 100)),
         (H1, "3B", "discard", "JO", "4B JO HO", (False, True, False, 60, split("4B JO HO"), 100)),
         (SP1, "JE", "discard", "KB", "", (True, None, None, 0, [], 300)),
@@ -598,7 +597,9 @@ def test_po04_claim(impl):
     )
 
 
-@pytest.mark.parametrize("config, bonus", [({"bonus_mode": "additive"}, 90), ({"bonus_r2": 71}, 71)])
+@pytest.mark.parametrize(
+    "config, bonus", [({"bonus_mode": "additive"}, 90), ({"bonus_r2": 71}, 71)]
+)
 def test_po04_bonus_options(impl, config, bonus):
     _, run = po04_run(impl, **config)
     run.act(0, "claim")
@@ -947,6 +948,7 @@ def test_fl03_forced_purro_and_shown_draws(impl):
     v = run.view(2)
     assert v["purro"] == [True, False, False, False]
     assert v["marker"] == ["KO", None, None, None]  # KO and KE held: the lowest id
+    assert "KO" in run.view(0)["concealed"][0]  # the marker king stays in the hand
     assert v["last_draw"] is None  # cleared at the end of the turn
     # from now on every stock draw of every seat is public
     for seat, card in ((1, "JO"), (2, "JC"), (3, "JC"), (0, "HO")):
@@ -1053,3 +1055,1039 @@ def test_he14_sowee_secret_pool_waits_and_claim(impl):
         ["HC", "KE", "KC"],
         130,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# ledger cases: PO-16 (secrets and a win, then the next deal), FL-08
+
+
+def po16_deal():
+    """Seat 0 holds H1 less 4O (sowee HB), seat 1 four JB, seat 2 the three HB."""
+    return h1_deal(
+        "4O", "HB", head="HE HE HO HO 4O", opening="JE", hold={1: "JB JB JB JB", 2: "HB HB HB"}
+    )
+
+
+def test_po16_scenario_data():
+    deal = po16_deal()
+    waits0 = oracle_waits(minus(H1, "4O"), "HB")
+    assert not set(split("HE HO")) & set(waits0)
+    y = next(c for c in by_id(deal.idle[2]) if c != "HB")
+    pool2 = minus(deal.idle[2], "HB", "HB", "HB")
+    assert y in pool2 and not oracle_waits(pool2, "HB", held=["HB"] * 3)
+    pool1 = minus(deal.idle[1], *["JB"] * 4)
+    assert not oracle_waits(pool1, "HB", held=["JB"] * 4)
+
+
+def test_po16_ledger_and_next_dealer(impl):
+    deal = po16_deal()
+    y = next(c for c in by_id(deal.idle[2]) if c != "HB")
+    run = Run(impl, deal, hands_per_match=2)
+    run.act(3, "discard JE")
+    run.cycle(0)
+    assert run.view(1)["purro"] == [True, False, False, False]
+    # FL-08: seat 1 declares a normal secret
+    run.act(1, "draw")
+    assert run.view(2)["last_draw"] == {"seat": 1, "card": "HE", "shown": True}
+    assert "secret JB" in run.legal()
+    run.act(1, "secret JB")
+    v = run.view(1)
+    assert v["balances"] == [-50, 100, -50, 0]
+    assert run.state.rewards() == team([-50, 100, -50, 0])
+    assert v["hand_sizes"] == [15, 16, 15, 15]
+    assert v["concealed"][1] == by_id(minus(deal.idle[1], *["JB"] * 4) + ["HE"])
+    assert run.legal() == discard_strings(v["concealed"][1])  # no JB any more
+    assert run.view(0)["secrets"][1] == [{"kind": None, "cards": None, "extra": None}]
+    run.act(1, "discard HE")
+    # seat 2 declares a sowee secret with any card of its hand
+    run.act(2, "draw")
+    sowee_secrets = [a for a in run.legal() if a.startswith("sowee-secret")]
+    expected = [f"sowee-secret {c}" for c in by_id(set(deal.idle[2] + ["HO"]) - {"HB"})]
+    assert sowee_secrets == expected
+    run.act(2, f"sowee-secret {y}")
+    assert run.view(2)["balances"] == [-50, 50, 50, -50]
+    assert run.view(0)["secrets"][2] == [{"kind": None, "cards": None, "extra": None}]
+    run.act(2, "discard HO")
+    run.cycle(3)
+    # seat 0 draws its 4O and wins as in PO-01 (the draw is shown here: seat 0 is purro since
+    # its first discard; the payment is the same)
+    run.act(0, "draw")
+    assert run.view(3)["last_draw"] == {"seat": 0, "card": "4O", "shown": True}
+    run.act(0, "win")
+    ledger = [250, -100, 50, -200]
+    v = run.view(1)
+    assert not run.state.is_terminal()
+    assert v["hand"] == 1 and v["dealer"] == 0
+    assert (v["phase"], v["to_play"]) == ("opening", 0)
+    assert v["totals"] == ledger and v["balances"] == [0, 0, 0, 0]
+    assert v["past_hands"] == [{"dealer": 3, "winner": 0, "source": "stock", "balances": ledger}]
+    result = v["result"]
+    assert (result["winner"], result["source"], result["card"]) == (0, "stock", "4O")
+    assert result["payments"] == payments(0, 150)
+    assert result["hands"][1] == by_id(deal.idle[1])
+    assert result["hands"][2] == by_id(deal.idle[2])
+    assert run.state.returns() == team(ledger) == [300, -300, 300, -300]
+    assert v["secrets"] == [[], [], [], []]
+    assert v["stock_size"] == 50 and v["discards"] == []
+
+
+# --------------------------------------------------------------------------------------------
+# hands that use up the stock: PO-07, PO-13, PO-17, FL-07, empty_stock
+
+
+def no_kings(stock, n):
+    assert not any(is_king(c) for c in stock[:n])
+
+
+def po07_deal():
+    """Dealer 3 holds H1 less 3B (waits 3O, 3B); every other 3O and 3B is held by the idle
+    seats; the stock ends 4B JO HO."""
+    deal = Deal(
+        3,
+        {3: minus(H1, "3B") + ["JE"]},
+        "JO",
+        tail="4B JO HO",
+        hold={0: "3O 3B", 1: "3O 3B", 2: "3O 3B 3B"},
+        kings_in_hands=True,
+    )
+    no_kings(deal.stock, 47)
+    return deal
+
+
+def test_po07_scenario_data():
+    deal = po07_deal()
+    assert oracle_waits(minus(H1, "3B"), "JO") == ["3O", "3B"]
+    assert not {"3O", "3B"} & set(deal.stock)
+
+
+def test_po07_extra_draws_until_the_stock_is_empty(impl):
+    deal = po07_deal()
+    run = Run(impl, deal)
+    run.act(3, "discard JE")
+    assert run.view(0)["purro"] == [False, False, False, True]
+    run.cycles(0, 46)
+    run.act(2, "draw")
+    run.act(2, "discard 3B")
+    assert run.view(3)["stock_size"] == 3
+    run.act(3, "take")
+    run.act(3, "win")
+    result = run.finished()
+    assert result["hands"][3] == by_id(H1)
+    assert (result["winner"], result["source"], result["card"]) == (3, "discard", "3B")
+    assert (result["r1"], result["r2"], result["bonus"]) == (True, False, 60)
+    assert result["extra_draws"] == ["4B", "JO", "HO"]
+    assert result["payments"] == payments(3, 100)
+    assert run.view()["stock_size"] == 0
+
+
+def po13_deal():
+    deal = Deal(
+        3,
+        {0: minus(PO13, "AO")},
+        "4C",
+        tail="AC JO",
+        opening="JE",
+        hold={3: "AO"},
+        kings_in_hands=True,
+    )
+    no_kings(deal.stock, 48)
+    return deal
+
+
+def test_po13_stock_holds_only_two_cards(impl):
+    deal = po13_deal()
+    assert oracle_waits(minus(PO13, "AO"), "4C") == ["AO"] and "AO" not in deal.stock
+    run = Run(impl, deal)
+    run.act(3, "discard JE")
+    run.cycles(0, 47)
+    run.act(3, "draw")
+    run.act(3, "discard AO")
+    assert run.view(0)["stock_size"] == 2 and run.view(0)["purro"][0] is True
+    run.act(0, "take")
+    run.act(0, "win")
+    result = run.finished()
+    assert result == expected_result(
+        0, "discard", "AO", False, False, True, 70, "AC JO", 160, result["hands"]
+    )
+    assert result["hands"][0] == by_id(PO13)
+
+
+def test_po14_extra_draws_stop_after_the_third(impl):
+    deal = Deal(3, {0: minus(PO13, "AO")}, "4C", head="AC JO AE", opening="AO")
+    result = win_by_take(Run(impl, deal), "AO")
+    assert result == expected_result(
+        0, "discard", "AO", False, True, True, 110, "AC JO AE", 200, final_hands(deal, 0, PO13)
+    )
+
+
+def po17_deal():
+    deal = Deal(3, {}, "HB", opening="JE", hold={3: "JB JB JB JB"}, kings_in_hands=True)
+    no_kings(deal.stock, 50)
+    return deal
+
+
+def play_po17(run):
+    run.act(3, "secret JB")
+    run.act(3, "discard JE")
+    assert run.view(0)["balances"] == [-50, 0, -50, 100]
+    run.cycles(0, 50)
+
+
+def test_po17_wash_when_the_stock_runs_out(impl):
+    deal = po17_deal()
+    run = Run(impl, deal, hands_per_match=2)
+    play_po17(run)
+    v = run.view(2)
+    assert v["stock_size"] == 0 and (v["phase"], v["to_play"]) == ("draw", 2)
+    assert v["turn"] == 51
+    assert run.legal() == ["pass"]  # FL-07: the top discard does not complete seat 2
+    run.act(2, "pass")
+    v = run.view(0)
+    assert v["hand"] == 1 and v["dealer"] == 3  # the same dealer deals again
+    assert v["totals"] == [-50, 0, -50, 100]
+    assert v["past_hands"] == [
+        {"dealer": 3, "winner": None, "source": None, "balances": [-50, 0, -50, 100]}
+    ]
+    result = v["result"]
+    expected = {
+        "winner": None,
+        "source": None,
+        "reason": "empty_stock",
+        "card": None,
+        "special": False,
+        "r1": None,
+        "r2": None,
+        "bonus": 0,
+        "extra_draws": [],
+        "payments": [0, 0, 0, 0],
+    }
+    assert {k: result[k] for k in expected} == expected
+    hands = [by_id(h) for h in deal.idle.values()]
+    assert result["hands"] == [hands[0], hands[1], hands[2], hands[3]]
+    assert run.state.returns() == team([-50, 0, -50, 100])
+
+
+def test_empty_stock_immediate_wash(impl):
+    run = Run(impl, po17_deal(), empty_stock="immediate_wash")
+    play_po17(run)
+    result = run.finished()
+    assert result["reason"] == "empty_stock" and result["winner"] is None
+    assert run.view()["balances"] == [-50, 0, -50, 100]
+
+
+FL07 = split("3O 4O 5O · AO AC AE · 5C 5E 5B · 4E 4E 4E · KO KC KB")
+
+
+def fl07_deal():
+    """Seat 2 waits on 4E only (sowee HB); seat 1 holds the fourth 4E."""
+    deal = Deal(3, {2: FL07}, "HB", opening="JE", hold={1: "4E"}, kings_in_hands=True)
+    no_kings(deal.stock, 50)
+    assert "4E" not in deal.stock
+    assert oracle_waits(FL07, "HB") == ["4E"]
+    return deal
+
+
+@pytest.mark.parametrize("take", [True, False])
+def test_fl07_empty_stock_take_only_to_win(impl, take):
+    run = Run(impl, fl07_deal())
+    run.act(3, "discard JE")
+    run.cycles(0, 49)
+    assert run.view(0)["purro"] == [False, False, True, False]
+    run.act(1, "draw")
+    run.act(1, "discard 4E")
+    assert run.view(2)["stock_size"] == 0
+    assert run.legal() == ["take", "pass"]
+    if not take:
+        run.act(2, "pass")
+        assert run.finished()["reason"] == "empty_stock"
+        return
+    run.act(2, "take")
+    # no discard after an empty-stock take: only secrets and the win
+    assert run.legal() == ["secret 4E", "win"]
+    run.act(2, "secret 4E")
+    assert run.legal() == ["win"]
+    run.act(2, "win")
+    result = run.finished()
+    # R1 (3E 5E: no 3E) and R2 (no HB) fail and the stock is empty: 20 + kings 90
+    assert (result["winner"], result["source"], result["card"]) == (2, "discard", "4E")
+    assert (result["r1"], result["r2"], result["bonus"]) == (False, False, 20)
+    assert result["extra_draws"] == [] and result["payments"] == payments(2, 110)
+    assert run.view()["balances"] == add(payments(2, 110), secret_paid(2))
+
+
+# --------------------------------------------------------------------------------------------
+# turn cap, washes, natural wins
+
+
+def test_fl09_turn_cap(impl):
+    deal = Deal(3, {}, "HB", opening="JE")
+    run = Run(impl, deal, max_turns=3)
+    run.act(3, "discard JE")
+    run.cycles(0, 2)
+    result = run.finished()
+    assert result["reason"] == "turn_limit" and result["winner"] is None
+    assert result["payments"] == [0, 0, 0, 0] and result["source"] is None
+    assert run.view()["turn"] == 3
+    assert result["hands"] == [by_id(deal.idle[s]) for s in range(4)]
+    assert run.state.returns() == [0, 0, 0, 0]
+
+
+def test_dead_hand_is_a_wash(impl):
+    """A-45: seat 0 holds twelve kings and the three HB (the sowee), draws AO and lays the
+    sowee secret with AO as its extra card: nothing is left to discard and AO cannot be
+    melded, so the hand ends at once as a wash (the secret payment stands)."""
+    hand = split("KO KO KO KC KC KC KE KE KE KB KB KB HB HB HB")
+    deal = Deal(3, {0: hand}, "HB", head="AO", opening="JB")
+    run = Run(impl, deal)
+    run.act(3, "discard JB")
+    run.act(0, "draw")
+    assert run.legal() == ["discard AO", "discard HB"] + [
+        f"sowee-secret {c}" for c in split("AO KO KC KE KB")
+    ]
+    run.act(0, "sowee-secret AO")
+    result = run.finished()
+    assert (result["winner"], result["reason"], result["payments"]) == (
+        None,
+        "dead_hand",
+        [0, 0, 0, 0],
+    )
+    assert run.view()["balances"] == secret_paid(0)
+
+
+@pytest.mark.parametrize("after_wash, dealer", [("same", 3), ("next", 0)])
+def test_dealer_after_wash(impl, after_wash, dealer):
+    deal = Deal(3, {}, "HB", opening="JE")
+    run = Run(impl, deal, max_turns=1, hands_per_match=2, dealer_after_wash=after_wash)
+    run.act(3, "discard JE")
+    v = run.view(1)
+    assert v["hand"] == 1 and v["dealer"] == dealer
+    assert (v["phase"], v["to_play"]) == ("opening", dealer)
+    assert run.state.current_player() == dealer
+    assert v["result"]["reason"] == "turn_limit"
+    assert v["past_hands"] == [
+        {"dealer": 3, "winner": None, "source": None, "balances": [0, 0, 0, 0]}
+    ]
+
+
+@pytest.mark.parametrize("natural", [True, False])
+def test_dealer_natural_win(impl, natural):
+    deal = Deal(3, {3: H1}, "HB")
+    run = Run(impl, deal, dealer_natural_win=natural)
+    assert run.view(0)["phase"] == "opening"
+    expected = discard_strings(H1) + (["win"] if natural else [])
+    assert run.legal() == expected
+    if natural:
+        run.act(3, "win")
+        result = run.finished()
+        assert (result["winner"], result["source"], result["reason"]) == (3, "natural", "win")
+        assert (result["special"], result["r1"], result["r2"]) == (False, None, None)
+        assert result["bonus"] == 110 and result["payments"] == payments(3, 150)
+        assert result["extra_draws"] == []
+
+
+# --------------------------------------------------------------------------------------------
+# FL-04: claim order, and the hidden drawer-option and claim decisions (rules 8.6)
+
+FL04 = {
+    1: split("3O 4O 5O · 3C 4C 5C · 3E 4E 5E · 3B 4B 5B · JO HO KO"),
+    2: split("3O 4O 5O · 3C 4C 5C · 3E 4E 5E · JB HB KB · AO AC AE"),
+    3: split("3O 4O 5O · 3C 4C 5C · 3E 4E 5E · 3B 4B 5B · JC HC KC"),
+}
+FL04_HEAD = "JE JB HO HC AO KE JE HE"
+
+
+def fl04_deal():
+    return Deal(0, FL04, "HE", head=FL04_HEAD, opening="JO")
+
+
+def test_fl04_scenario_data():
+    for s, hand in FL04.items():
+        w = oracle_waits(hand, "HE")
+        assert "KE" in w
+        assert not set(split(FL04_HEAD)[:5]) & set(w), s
+    after = split(FL04_HEAD)[6:]
+    assert oracle_settle(FL04[2] + ["KE"], "KE", "stock", "HE", after)[5] == 150
+    assert oracle_settle(FL04[3] + ["KE"], "KE", "claim", "HE", after)[1:] == (
+        True,
+        True,
+        110,
+        ["JE", "HE"],
+        150,
+    )
+    assert oracle_settle(FL04[1] + ["KE"], "KE", "claim", "HE", after)[5] == 180
+
+
+def fl04_run(impl, **config):
+    """Dealer 0; seats 1, 2, 3 become purro; seat 2 then draws KE, which completes all three."""
+    deal = fl04_deal()
+    run = Run(impl, deal, **config)
+    run.act(0, "discard JO")
+    run.cycles(1, 5)
+    assert run.view(0)["purro"] == [False, True, True, True]
+    run.act(2, "draw")
+    return deal, run
+
+
+def snapshot(state, seat):
+    return (
+        state.view(seat),
+        state.observation_tensor(seat).tolist(),
+        state.observation_string(seat),
+    )
+
+
+def test_fl04_claim_order(impl):
+    deal, run = fl04_run(impl)
+    st = run.state
+    assert st.current_player() == 2
+    assert (run.view()["phase"], run.view()["to_play"]) == ("drawer_option", 2)
+    assert (run.view(2)["phase"], run.view(2)["to_play"]) == ("drawer_option", 2)
+    assert run.legal() == ["win", "pass"]
+    run.act(2, "pass")
+    assert st.current_player() == 3
+    assert (run.view()["phase"], run.view()["to_play"]) == ("claim", 3)
+    assert run.legal() == ["claim", "pass"]
+    run.act(3, "pass")
+    assert st.current_player() == 1  # seat 0 (not purro) is skipped
+    assert (run.view()["phase"], run.view()["to_play"]) == ("claim", 1)
+    assert run.legal() == ["claim", "pass"]
+    run.act(1, "pass")
+    assert st.current_player() == 2
+    assert (run.view()["phase"], run.view()["to_play"]) == ("action", 2)
+    # nobody claimed: the drawer may still win (self-drawn)
+    assert "win" in run.legal()
+    run.act(2, "win")
+    result = run.finished()
+    assert (result["winner"], result["source"], result["card"]) == (2, "stock", "KE")
+    assert result["payments"] == payments(2, 150)
+
+
+def test_fl04_drawer_wins_first(impl):
+    _, run = fl04_run(impl)
+    run.act(2, "win")
+    result = run.finished()
+    assert (result["winner"], result["source"]) == (2, "stock")
+    assert result["payments"] == payments(2, 150) and result["extra_draws"] == []
+
+
+def test_fl04_next_claimant_claims(impl):
+    deal, run = fl04_run(impl)
+    run.act(2, "pass")
+    run.act(3, "claim")
+    result = run.finished()
+    assert (result["winner"], result["source"], result["card"]) == (3, "claim", "KE")
+    assert (result["r1"], result["r2"], result["extra_draws"]) == (True, True, ["JE", "HE"])
+    assert result["payments"] == payments(3, 150)
+    assert result["hands"][3] == by_id(FL04[3] + ["KE"])
+    assert result["hands"][2] == by_id(FL04[2])  # the card left the drawer's hand
+
+
+def test_fl04_last_claimant_claims(impl):
+    _, run = fl04_run(impl)
+    run.act(2, "pass")
+    run.act(3, "pass")
+    run.act(1, "claim")
+    result = run.finished()
+    assert (result["winner"], result["source"], result["card"]) == (1, "claim", "KE")
+    assert result["payments"] == payments(1, 180)
+
+
+def test_hidden_decisions_do_not_leak(impl):
+    """At the drawer's decision and at each claim, every other seat sees the drawer in his
+    action phase, exactly as after the last pass (a pass is seen by nobody else)."""
+    _, run = fl04_run(impl)
+    st = run.state
+    nodes = [st.clone()]
+    for seat in (2, 3, 1):
+        run.act(seat, "pass")
+        nodes.append(st.clone())
+    deciders = [2, 3, 1, None]
+    final = {s: snapshot(nodes[-1], s) for s in range(4)}
+    for node, decider in zip(nodes, deciders):
+        for seat in range(4):
+            v = node.view(seat)
+            if seat == decider:
+                assert v["phase"] == ("drawer_option" if seat == 2 else "claim")
+                assert v["to_play"] == seat
+                continue
+            assert (v["phase"], v["to_play"]) == ("action", 2), (decider, seat)
+            assert snapshot(node, seat) == final[seat], (decider, seat)
+    # seat 0 never decides: its information state is the same throughout
+    assert len({n.information_state_string(0) for n in nodes}) == 1
+    # the view of the others at the drawer's decision is the one of a drawer who cannot win:
+    # nothing but the card (unknown to them) distinguishes the two
+    v = nodes[0].view(0)
+    assert v["last_draw"] == {"seat": 2, "card": "KE", "shown": True}
+    assert v["hand_sizes"] == [15, 15, 16, 15]
+
+
+def test_no_leak_at_a_single_claim(impl):
+    """PO-04's claim node: seats 1, 2, 3 see seat 1 in its action phase, as after a pass."""
+    _, run = po04_run(impl)
+    at_claim = run.state.clone()
+    run.act(0, "pass")
+    for seat in (1, 2, 3):
+        assert snapshot(at_claim, seat) == snapshot(run.state, seat), seat
+        assert at_claim.information_state_string(seat) == run.state.information_state_string(seat)
+
+
+# --------------------------------------------------------------------------------------------
+# FL-05: losing purro by a king; the penalty; FL-06: keeping purro after a king
+
+FL05_HEAD = "HO JO JC HC KC JO JC HC AO JO JC HC 5E 5B HO HO 5B"
+
+
+def fl05_deal(**kw):
+    return Deal(0, {1: HE16}, "JB", head=FL05_HEAD, opening="JE", **kw)
+
+
+def test_fl05_scenario_data():
+    for d in discard_strings(HE16 + ["KC"]):
+        assert not oracle_waits(minus(HE16 + ["KC"], d.split()[1]), "JB"), d
+    lost = minus(HE16 + ["KC"], "JE")
+    assert not oracle_waits(lost, "JB")
+    turn_a = minus(lost + ["AO"], "HE")
+    assert oracle_waits(turn_a, "JB") == ["5E", "5B"]
+    assert oracle_partitionable(turn_a + ["5E"]) and oracle_partitionable(turn_a + ["5B"])
+    assert oracle_settle(turn_a + ["5B"], "5B", "stock", "JB", [])[5] == 50 + 20 + 20 + 110
+
+
+def fl05_to_king(impl, **config):
+    """Dealer 0; seat 1 (HE-16) becomes purro, then draws KC (shown)."""
+    run = Run(impl, fl05_deal(), **config)
+    run.act(0, "discard JE")
+    run.cycle(1)
+    assert run.view(0)["purro"] == [False, True, False, False]
+    assert run.view(0)["marker"] == [None, "KO", None, None]
+    run.cycles(2, 3)
+    run.act(1, "draw")
+    assert run.view(3)["last_draw"] == {"seat": 1, "card": "KC", "shown": True}
+    return run
+
+
+def test_fl05_every_discard_loses_purro(impl):
+    run = fl05_to_king(impl)
+    legal = run.legal()
+    assert legal == discard_strings(HE16)
+    assert len(legal) == 12
+    for action in legal:
+        st = run.state.clone()
+        st.apply_action(st.string_to_action(action))
+        v = st.view(2)
+        assert v["purro"][1] is False, action
+        assert v["marker"][1] is None, action
+        assert v["penalty"][1] == 2, action
+        assert v["concealed"][2] is not None and v["concealed"][1] is None
+
+
+def test_fl05_penalty_turns(impl):
+    run = fl05_to_king(impl)
+    run.act(1, "discard JE")
+    assert run.view(0)["penalty"] == [0, 2, 0, 0]
+    assert run.view(1)["concealed"][1] == by_id(minus(HE16 + ["KC"], "JE"))
+    # nobody is purro now: the others' draws are not shown
+    run.act(2, "draw")
+    assert run.view(3)["last_draw"] == {"seat": 2, "card": None, "shown": False}
+    assert run.view(2)["last_draw"] == {"seat": 2, "card": "JO", "shown": False}
+    run.act(2, "discard JO")
+    run.cycles(3, 2)
+    # turn A of the penalty: the draw is shown; the hand becomes one card away, not purro
+    run.act(1, "draw")
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": "AO", "shown": True}
+    assert "win" not in run.legal()
+    run.act(1, "discard HE")
+    v = run.view(0)
+    assert v["purro"][1] is False and v["penalty"][1] == 1 and v["marker"][1] is None
+    run.cycles(2, 3)
+    # turn B: the draw completes the hand, but no win during the penalty
+    run.act(1, "draw")
+    assert run.view(2)["last_draw"] == {"seat": 1, "card": "5E", "shown": True}
+    assert "win" not in run.legal()
+    assert run.legal() == discard_strings(run.view(1)["concealed"][1])
+    run.act(1, "discard 5E")
+    v = run.view(0)
+    assert v["purro"][1] is False and v["penalty"][1] == 0  # not called at this discard
+    # seat 2 draws a card that completes seat 1: no claim (seat 1 is not purro), not shown
+    run.act(2, "draw")
+    assert run.state.current_player() == 2 and run.view()["phase"] == "action"
+    assert run.view(1)["last_draw"] == {"seat": 2, "card": None, "shown": False}
+    assert run.view(2)["last_draw"] == {"seat": 2, "card": "5B", "shown": False}
+    run.act(2, "discard 5B")
+    run.cycles(3, 2)
+    # turn C: back to normal; the draw is not shown and the win is allowed again
+    run.act(1, "draw")
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": None, "shown": False}
+    assert "win" in run.legal()
+    at_c = run.state.clone()
+    run.act(1, "win")
+    result = run.finished()
+    assert (result["winner"], result["source"], result["card"]) == (1, "stock", "5B")
+    assert result["payments"] == payments(1, 200)
+    # or it discards: purro is evaluated again at the discard of its third turn
+    at_c.apply_action(at_c.string_to_action("discard 5B"))
+    v = at_c.view(0)
+    assert v["purro"][1] is True and v["marker"][1] == "KO" and v["penalty"][1] == 0
+
+
+def test_purro_loss_penalty_turns_one(impl):
+    run = fl05_to_king(impl, purro_loss_penalty_turns=1)
+    run.act(1, "discard JE")
+    assert run.view(0)["penalty"][1] == 1
+    run.cycles(2, 3)
+    run.act(1, "draw")
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": "AO", "shown": True}
+    run.act(1, "discard HE")
+    assert run.view(0)["purro"][1] is False and run.view(0)["penalty"][1] == 0
+    run.cycles(2, 3)
+    run.act(1, "draw")
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": None, "shown": False}
+    assert "win" in run.legal()
+
+
+def test_purro_loss_penalty_turns_zero(impl):
+    run = fl05_to_king(impl, purro_loss_penalty_turns=0)
+    run.act(1, "discard JE")
+    v = run.view(0)
+    assert v["purro"][1] is False and v["penalty"][1] == 0 and v["marker"][1] is None
+    run.cycles(2, 3)
+    run.act(1, "draw")
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": None, "shown": False}
+    run.act(1, "discard HE")
+    assert run.view(0)["purro"][1] is True  # called again at once
+
+
+FL05B_SEAT3 = split("3O 4O 5O · JC HC KC · 5C 5E 5B · 3C 3E 3B · AC AE · KB")  # waits AO AB
+
+
+@pytest.mark.parametrize("claimable", [True, False])
+def test_penalty_draws_claimable(impl, claimable):
+    """FL-05 with seat 3 purro (waiting on AO): seat 1, penalised, draws AO (shown)."""
+    assert oracle_waits(FL05B_SEAT3, "JB") == ["AO", "AB"]
+    head = "HO JO JE HO KC JO JE HO AO"
+    deal = Deal(0, {1: HE16, 3: FL05B_SEAT3}, "JB", head=head, opening="JE")
+    run = Run(impl, deal, penalty_draws_claimable=claimable)
+    run.act(0, "discard JE")
+    run.cycles(1, 4)
+    assert run.view(0)["purro"] == [False, True, False, True]
+    run.act(1, "draw")
+    run.act(1, "discard JE")
+    assert run.view(0)["penalty"][1] == 2
+    run.cycles(2, 3)
+    run.act(1, "draw")
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": "AO", "shown": True}
+    if claimable:
+        assert run.state.current_player() == 3
+        assert run.legal() == ["claim", "pass"]
+        run.act(3, "claim")
+        result = run.finished()
+        assert (result["winner"], result["source"], result["card"]) == (3, "claim", "AO")
+    else:
+        assert run.state.current_player() == 1
+        assert run.view()["phase"] == "action"
+
+
+FL06 = split("AO AC AE AB · JO JC · 3O 4O 5O · 3C 3E 3B · KB KE KC")  # waits JE JB
+
+
+@pytest.mark.parametrize(
+    "discard, kept, claims_ho",
+    [("AO", True, False), ("AB", True, False), ("JC", True, True), ("JO", True, False)]
+    + [(c, False, False) for c in split("3O 4O 5O 3C 3E 3B")],
+)
+def test_fl06_keeping_purro_after_a_king(impl, discard, kept, claims_ho):
+    deal = Deal(0, {1: FL06}, "5E", head="HO JO HE HC KO HO", opening="JE")
+    assert oracle_waits(FL06, "5E") == ["JE", "JB"]
+    waits = oracle_waits(minus(FL06 + ["KO"], discard), "5E")
+    assert bool(waits) is kept and ("HO" in waits) is claims_ho
+    run = Run(impl, deal)
+    run.act(0, "discard JE")
+    run.cycle(1)
+    assert run.view(0)["marker"][1] == "KC"
+    run.cycles(2, 3)
+    run.act(1, "draw")
+    assert "win" not in run.legal()
+    assert run.legal() == discard_strings(FL06)
+    run.act(1, f"discard {discard}")
+    v = run.view(0)
+    assert v["purro"][1] is kept
+    assert v["marker"][1] == ("KC" if kept else None)
+    assert v["penalty"][1] == (0 if kept else 2)
+    run.act(2, "draw")  # HO: a wait only after discarding JC (J-H-K of coins)
+    assert run.state.current_player() == (1 if claims_ho else 2)
+
+
+# --------------------------------------------------------------------------------------------
+# purro_call = "optional"
+
+
+def test_purro_call_optional_accept_and_claim(impl):
+    deal = h1_deal("4O", "HB", head="HE 4O HB JB", opening="JE")
+    run = Run(impl, deal, purro_call="optional")
+    run.act(3, "discard JE")
+    v = run.view(1)
+    assert (v["phase"], v["to_play"]) == ("purro_call", 3)
+    assert run.legal() == ["no-purro"]  # the decision exists even without waits
+    run.act(3, "no-purro")
+    run.act(0, "draw")
+    run.act(0, "discard HE")
+    assert (run.view(2)["phase"], run.view(2)["to_play"]) == ("purro_call", 0)
+    assert run.legal() == ["purro", "no-purro"]
+    assert [run.state.string_to_action(a) for a in run.legal()] == [93, 94]
+    run.act(0, "purro")
+    v = run.view(2)
+    assert v["purro"][0] is True and v["marker"][0] == "KC"
+    assert (v["phase"], v["to_play"]) == ("draw", 1)
+    run.act(1, "draw")
+    assert run.legal() == ["claim", "pass"] and run.state.current_player() == 0
+    run.act(0, "claim")
+    result = run.finished()
+    assert (result["winner"], result["source"], result["card"]) == (0, "claim", "4O")
+    assert (result["r1"], result["r2"], result["extra_draws"]) == (True, True, ["HB", "JB"])
+    assert result["payments"] == payments(0, 150)
+
+
+def test_purro_call_optional_decline(impl):
+    """A player who declines cannot claim, but can still win by drawing."""
+    deal = h1_deal("4O", "HB", head="HE 4O HO HO 4O", opening="JE")
+    run = Run(impl, deal, purro_call="optional")
+    run.act(3, "discard JE")
+    run.act(3, "no-purro")
+    run.act(0, "draw")
+    run.act(0, "discard HE")
+    run.act(0, "no-purro")
+    assert run.view(1)["purro"] == [False] * 4
+    run.act(1, "draw")  # 4O, which would complete seat 0: not shown, no claim
+    assert run.state.current_player() == 1 and run.view()["phase"] == "action"
+    assert run.view(0)["last_draw"] == {"seat": 1, "card": None, "shown": False}
+    run.act(1, "discard 4O")
+    assert run.legal() == ["no-purro"]
+    run.act(1, "no-purro")
+    for seat in (2, 3):
+        run.cycle(seat)
+        run.act(seat, "no-purro")
+    run.act(0, "draw")
+    assert "win" in run.legal()
+    run.act(0, "win")
+    result = run.finished()
+    assert (result["winner"], result["source"]) == (0, "stock")
+    assert result["payments"] == payments(0, 150)
+
+
+# --------------------------------------------------------------------------------------------
+# the deal, the first dealer and the seeded shuffle (docs/engine.md), FL-01, FL-02
+
+MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        while True:
+            m = self.next() * n
+            if m & MASK64 >= ((1 << 64) - n) % n:
+                return m >> 64
+
+    def shuffle(self, items):
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def test_splitmix_matches_the_shared_vectors():
+    import json
+    from pathlib import Path
+
+    vectors = json.loads((Path(__file__).parent / "data" / "rng_vectors.json").read_text())
+    for case in vectors["next_u64"]:
+        rng = SplitMix64(int(case["seed"]))
+        assert [rng.next() for _ in case["outputs"]] == [int(x) for x in case["outputs"]]
+    for case in vectors["shuffle52"]:
+        rng = SplitMix64(int(case["seed"]))
+        deck = list(range(52))
+        rng.shuffle(deck)
+        assert deck == case["deck"]
+
+
+def dealt(deck, dealer):
+    hands = [[] for _ in range(4)]
+    for card, seat in zip(deck, deal_seats(dealer)):
+        hands[seat].append(card)
+    return [by_id(h) for h in hands]
+
+
+def check_deal(state, deck, dealer):
+    v = state.view()
+    assert v["dealer"] == dealer and v["hand"] == 0
+    assert v["concealed"] == dealt(deck, dealer)
+    assert v["sowee"] == deck[61]
+    assert v["stock_size"] == 50
+    assert v["hand_sizes"] == [16 if s == dealer else 15 for s in range(4)]
+    assert (v["phase"], v["to_play"]) == ("opening", dealer)
+    assert state.current_player() == dealer
+    assert v["discards"] == [] and v["top_discard"] is None and v["last_draw"] is None
+    assert v["purro"] == [False] * 4 and v["penalty"] == [0] * 4 and v["marker"] == [None] * 4
+    assert v["balances"] == [0] * 4 and v["turn"] == 0 and v["result"] is None
+
+
+def test_deal_positions():
+    seats = deal_seats(3)
+    assert seats[:21] == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 6
+    assert seats[21:41] == [0] * 5 + [1] * 5 + [2] * 5 + [3] * 5
+    assert seats[41:] == seats[21:41]
+    assert deal_seats(1)[:21] == [2] * 5 + [3] * 5 + [0] * 5 + [1] * 6
+
+
+@pytest.mark.parametrize("dealer", range(4))
+def test_deal_order_from_a_deck(impl, dealer):
+    deck = list(FULL_PACK)
+    SplitMix64(100 + dealer).shuffle(deck)
+    game = impl.load_game("cuajo", first_dealer=dealer)
+    state = game.new_initial_state(5, deck=deck)
+    check_deal(state, deck, dealer)
+    for seat in range(4):
+        v = state.view(seat)
+        assert v["viewer"] == seat
+        assert v["concealed"] == [dealt(deck, dealer)[s] if s == seat else None for s in range(4)]
+    # the dealer discards; the first player draws position 62
+    discard = legal_strings(state)[0]
+    assert discard.startswith("discard ")
+    state.apply_action(state.string_to_action(discard))
+    p1 = (dealer + 1) % 4
+    assert state.current_player() == p1
+    state.apply_action(state.string_to_action("draw"))
+    assert state.view(p1)["last_draw"]["card"] == deck[62]
+    assert state.view()["stock_size"] == 49
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42, 2024])
+def test_seeded_deal_and_first_dealer(impl, seed):
+    """docs/engine.md: ``below(4)`` picks a random first dealer, then the sorted pack is
+    shuffled; with a fixed first dealer nothing is drawn before the shuffle."""
+    rng = SplitMix64(seed)
+    dealer = rng.below(4)
+    deck = list(FULL_PACK)
+    rng.shuffle(deck)
+    check_deal(impl.load_game("cuajo").new_initial_state(seed), deck, dealer)
+    rng = SplitMix64(seed)
+    deck = list(FULL_PACK)
+    rng.shuffle(deck)
+    check_deal(impl.load_game("cuajo", first_dealer=2).new_initial_state(seed), deck, 2)
+    # a given deck replaces the shuffle only; the first dealer still comes from the seed
+    given = list(reversed(FULL_PACK))
+    check_deal(impl.load_game("cuajo").new_initial_state(seed, deck=given), given, dealer)
+
+
+def test_fl01_start(impl):
+    state = impl.load_game("cuajo", first_dealer=0).new_initial_state(7)
+    v = state.view()
+    hand = v["concealed"][0]
+    assert legal_strings(state)[: len(discard_strings(hand))] == discard_strings(hand)
+    first = discard_strings(hand)[0]
+    state.apply_action(state.string_to_action(first))
+    v = state.view(2)
+    assert state.current_player() == 1
+    assert (v["phase"], v["to_play"]) == ("draw", 1)
+    assert legal_strings(state) == ["draw", "take"]
+    assert v["stock_size"] == 50
+    assert v["discards"] == [{"seat": 0, "card": first.split()[1], "taken_by": None}]
+    assert v["top_discard"] == first.split()[1]
+    assert v["hand_sizes"] == [15] * 4 and v["turn"] == 1
+
+
+def test_fl02_kings_are_never_discarded(impl):
+    """FL-02: the dealer's 16 cards hold KO KC KB (PO-12 less AB plus JB): no king discard."""
+    hand = minus(PO12, "AB") + ["JB"]
+    deal = Deal(3, {3: hand}, "4C")
+    run = Run(impl, deal)
+    assert run.legal() == discard_strings(hand)
+    assert not any(is_king(a.split()[1]) for a in run.legal())
+    # and a player after taking: PO-12 less AB takes the dealer's AB
+    deal = Deal(3, {0: minus(PO12, "AB")}, "4C", opening="AB")
+    run = Run(impl, deal)
+    run.act(3, "discard AB")
+    run.act(0, "take")
+    assert run.legal() == discard_strings(PO12) + ["win"]
+    run.act(0, "win")
+    result = run.finished()
+    assert (result["r1"], result["r2"], result["bonus"]) == (True, True, 110)
+    assert result["payments"] == payments(0, 200)  # PO-12
+
+
+# --------------------------------------------------------------------------------------------
+# the interface: constants, configuration, action strings, errors
+
+DEFAULT_CONFIG = {
+    "first_dealer": "random",
+    "dealer_after_wash": "same",
+    "dealer_natural_win": True,
+    "empty_stock": "last_discard_then_wash",
+    "max_turns": 300,
+    "may_rediscard_taken_card": True,
+    "undeclared_quad_valid": True,
+    "sowee_triple_undeclared_valid": False,
+    "secret_payment": 50,
+    "secret_on_winning_turn": True,
+    "secret_kind_public": False,
+    "purro_call": "forced",
+    "purro_marker": "lowest_type",
+    "dead_waits_count": True,
+    "purro_loss_penalty_turns": 2,
+    "penalty_draws_claimable": True,
+    "claim_priority": "drawer_then_turn_order",
+    "king_basis": "winner",
+    "king_coins": 50,
+    "king_other": 20,
+    "special_hand": 300,
+    "special_flat": True,
+    "bonus_full": 110,
+    "bonus_r1": 60,
+    "bonus_r2": 70,
+    "bonus_none": 20,
+    "bonus_mode": "table",
+    "r2_needs_sowee_copy": True,
+    "extra_draw": 15,
+    "returns": "team",
+    "hands_per_match": 1,
+}
+
+
+def test_game_constants_and_config(impl):
+    game = impl.load_game("cuajo")
+    assert game.name == "cuajo"
+    assert game.num_players() == 4
+    assert game.num_distinct_actions() == 95
+    assert tuple(game.observation_tensor_shape()) == (1443,)
+    assert game.max_game_length() == 12 * 300 + 12
+    assert game.config() == DEFAULT_CONFIG
+    game = impl.load_game("cuajo", hands_per_match=3, max_turns=10)
+    assert game.max_game_length() == 3 * (12 * 10 + 12)
+    changed = {
+        "first_dealer": 2,
+        "dealer_after_wash": "next",
+        "claim_priority": "drawer_then_turn_order",
+        "purro_call": "optional",
+        "bonus_mode": "additive",
+        "returns": "individual",
+    }
+    assert impl.load_game("cuajo", **changed).config() == dict(DEFAULT_CONFIG, **changed)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"nonsense": 1},
+        {"first_dealer": 4},
+        {"max_turns": 0},
+        {"max_turns": 10001},
+        {"extra_draw": 51},
+        {"purro_call": "sometimes"},
+        {"purro_marker": "random"},
+        {"king_basis": "partner"},
+        {"bonus_mode": "sum"},
+        {"returns": "teams"},
+        {"claim_priority": "turn_order"},
+        {"empty_stock": "never"},
+        {"dealer_after_wash": "previous"},
+        {"hands_per_match": 0},
+        {"secret_payment": -1},
+        {"special_flat": "yes"},
+        {"purro_loss_penalty_turns": 101},
+    ],
+)
+def test_bad_config(impl, config):
+    with pytest.raises(tapete.ConfigError):
+        impl.load_game("cuajo", **config)
+
+
+def test_bad_decks(impl):
+    game = impl.load_game("cuajo", first_dealer=0)
+    for deck in (FULL_PACK[:-1], FULL_PACK + ["AO"], ["AO"] * 5 + FULL_PACK[5:]):
+        with pytest.raises(tapete.ConfigError):
+            game.new_initial_state(1, deck=deck)
+    # card strings are case-insensitive and accept 1 10 11 12
+    aliases = {"A": "1", "J": "10", "H": "11", "K": "12"}
+    spelled = [aliases.get(c[0], c[0]) + c[1].lower() for c in FULL_PACK]
+    state = game.new_initial_state(1, deck=spelled)
+    check_deal(state, FULL_PACK, 0)
+
+
+ACTION_IDS = (
+    [(f"discard {c}", i) for i, c in enumerate(PACK)]
+    + [(f"secret {c}", 28 + i) for i, c in enumerate(PACK)]
+    + [(f"sowee-secret {c}", 56 + i) for i, c in enumerate(PACK)]
+    + [("draw", 84), ("take", 85), ("win", 86), ("claim", 87), ("pass", 88)]
+    + [(f"marker {k}", 89 + i) for i, k in enumerate(KINGS)]
+    + [("purro", 93), ("no-purro", 94)]
+)
+
+
+def test_action_ids(impl):
+    state = impl.load_game("cuajo", first_dealer=0).new_initial_state(3)
+    assert len(ACTION_IDS) == 95
+    for text, action in ACTION_IDS:
+        assert state.string_to_action(text) == action, text
+        assert state.action_to_string(action) == text
+    for bad in ("discard", "discard XX", "discard 2O", "hello", "", "secret", "marker AO"):
+        with pytest.raises(tapete.ParseError):
+            state.string_to_action(bad)
+
+
+def test_illegal_actions_leave_the_state_unchanged(impl):
+    deal = h1_deal("4O", "HB", head="4O")
+    run = Run(impl, deal)
+    before = run.state.serialize()
+    for action in (84, 86, 87, 6, 95, -1):  # draw, win, claim, discard KO, out of range
+        with pytest.raises(tapete.IllegalActionError):
+            run.state.apply_action(action)
+    assert run.state.serialize() == before
+    run.act(3, "discard JB")
+    run.act(0, "draw")
+    run.act(0, "win")
+    with pytest.raises(tapete.IllegalActionError):
+        run.state.apply_action(84)
+
+
+def test_view_is_json_ready_and_hides_hands(impl):
+    import json
+
+    _, run = po04_run(impl)
+    for seat in (None, 0, 1, 2, 3):
+        v = run.view(seat)
+        json.dumps(v)
+        assert set(v) == {
+            "game",
+            "viewer",
+            "hand",
+            "dealer",
+            "phase",
+            "to_play",
+            "sowee",
+            "stock_size",
+            "discards",
+            "top_discard",
+            "concealed",
+            "secrets",
+            "known",
+            "hand_sizes",
+            "purro",
+            "marker",
+            "penalty",
+            "last_draw",
+            "turn",
+            "balances",
+            "totals",
+            "result",
+            "past_hands",
+        }
+        assert v["game"] == "cuajo" and v["viewer"] == seat
+    assert all(h is not None for h in run.view()["concealed"])
+    assert isinstance(run.state.observation_tensor(0), np.ndarray)
