@@ -97,6 +97,52 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     }
 }
 
+/// The `first_dealer` option of every game: `"random"` (drawn from the seed) or a fixed seat.
+#[derive(Serialize, serde::Deserialize, Clone, PartialEq, Debug)]
+#[serde(untagged, expecting = "\"random\" or a seat number")]
+pub enum FirstDealer {
+    Named(String),
+    Seat(u32),
+}
+
+impl Default for FirstDealer {
+    fn default() -> Self {
+        FirstDealer::Named("random".into())
+    }
+}
+
+impl FirstDealer {
+    /// The fixed seat, `None` for a random first dealer.
+    pub fn seat(&self) -> Option<u8> {
+        match *self {
+            FirstDealer::Seat(s) => Some(s as u8),
+            FirstDealer::Named(_) => None,
+        }
+    }
+
+    pub fn check(&self, game: &str, players: u32) -> Result<()> {
+        match self {
+            FirstDealer::Named(s) if s == "random" => Ok(()),
+            FirstDealer::Seat(s) if *s < players => Ok(()),
+            other => Err(crate::config_err!(
+                "{game}: first_dealer must be \"random\" or a seat 0..{}, got {}",
+                players - 1,
+                serde_json::to_string(other).unwrap_or_default()
+            )),
+        }
+    }
+}
+
+/// Declares the enum options of a game's config, spelt in snake case in JSON.
+macro_rules! config_options {
+    ($($name:ident { $($variant:ident),* })*) => {$(
+        #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($variant),* }
+    )*};
+}
+pub(crate) use config_options;
+
 /// Seat check shared by every per-seat accessor.
 pub fn check_seat(seat: usize, players: usize) -> Result<()> {
     if seat < players {

@@ -3,7 +3,7 @@
 //! table are bit sets, score piles ordered arrays (their tops decide robberies and payments).
 
 use crate::cards::{bit, ids, Pack, SPANISH_40};
-use crate::game::{Action as ActionTrait, Game};
+use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -50,22 +50,7 @@ pub fn table_run(table: u16, r: usize) -> u16 {
 // ---------------------------------------------------------------------------------------------
 // Configuration.
 
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged, expecting = "\"random\" or a seat number")]
-pub enum FirstDealer {
-    Named(String),
-    Seat(u32),
-}
-
-macro_rules! options {
-    ($($name:ident { $($variant:ident),* })*) => {$(
-        #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($variant),* }
-    )*};
-}
-
-options! {
+config_options! {
     SequenceDirection { Both, UpOnly, DownOnly }
     RankConflict { TablePriority, Stop }
     MultiPileSameRank { All, FirstOnly }
@@ -100,7 +85,7 @@ impl Default for Config {
         Config {
             players: 4,
             hands_to_win: 1,
-            first_dealer: FirstDealer::Named("random".into()),
+            first_dealer: FirstDealer::default(),
             sequence_direction: SequenceDirection::Both,
             rank_conflict: RankConflict::TablePriority,
             own_pile_links: false,
@@ -143,10 +128,7 @@ impl Rules {
         Rules {
             n: c.players as usize,
             hands_to_win: c.hands_to_win,
-            first_dealer: match c.first_dealer {
-                FirstDealer::Seat(s) => Some(s as u8),
-                FirstDealer::Named(_) => None,
-            },
+            first_dealer: c.first_dealer.seat(),
             down: c.sequence_direction != SequenceDirection::UpOnly,
             up: c.sequence_direction != SequenceDirection::DownOnly,
             stop_on_conflict: c.rank_conflict == RankConflict::Stop,
@@ -641,17 +623,7 @@ impl Game for CauRobat {
                 c.players
             ));
         }
-        match &c.first_dealer {
-            FirstDealer::Named(s) if s == "random" => {}
-            FirstDealer::Seat(s) if *s < c.players => {}
-            other => {
-                let got = serde_json::to_string(other).unwrap_or_default();
-                return Err(config_err!(
-                    "cau_robat: first_dealer must be \"random\" or a seat 0..{}, got {got}",
-                    c.players - 1
-                ));
-            }
-        }
+        c.first_dealer.check(Self::NAME, c.players)?;
         if !(1..=100).contains(&c.hands_to_win) {
             return Err(config_err!(
                 "cau_robat: hands_to_win must be 1 to 100, got {}",

@@ -3,7 +3,7 @@
 //! are found by subset sums over bit sets.
 
 use crate::cards::{bit, ids, Pack, FRENCH_CICERA};
-use crate::game::{Action as ActionTrait, Game};
+use crate::game::{Action as ActionTrait, FirstDealer, Game};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -219,13 +219,6 @@ pub fn score_piles(piles: [u64; 2], options: Scoring) -> HandPoints {
 // ---------------------------------------------------------------------------------------------
 // Configuration.
 
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged, expecting = "\"random\" or a seat number")]
-pub enum FirstDealer {
-    Named(String),
-    Seat(u32),
-}
-
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
 #[serde(rename_all = "snake_case")]
 pub enum DealStyle {
@@ -291,7 +284,7 @@ impl Default for Config {
             target_score: 51,
             packet_size: 12,
             deal_style: DealStyle::OneAtATime,
-            first_dealer: FirstDealer::Named("random".into()),
+            first_dealer: FirstDealer::default(),
             force_single_match: false,
             capture_compulsory: false,
             left_bonus_mode: LeftBonusMode::Any,
@@ -336,10 +329,7 @@ impl Rules {
             target: c.target_score as i32,
             packet: c.packet_size as u8,
             deal_style: c.deal_style,
-            first_dealer: match c.first_dealer {
-                FirstDealer::Seat(s) => Some(s as u8),
-                FirstDealer::Named(_) => None,
-            },
+            first_dealer: c.first_dealer.seat(),
             force_single_match: c.force_single_match,
             capture_compulsory: c.capture_compulsory,
             left_bonus_mode: c.left_bonus_mode,
@@ -710,16 +700,7 @@ impl Game for Cicera {
                 c.packet_size
             ));
         }
-        match &c.first_dealer {
-            FirstDealer::Named(s) if s == "random" => {}
-            FirstDealer::Seat(s) if *s < 4 => {}
-            other => {
-                let got = serde_json::to_string(other).unwrap_or_default();
-                return Err(config_err!(
-                    "cicera: first_dealer must be \"random\" or a seat 0..3, got {got}"
-                ));
-            }
-        }
+        c.first_dealer.check(Self::NAME, 4)?;
         if c.spades_majority_points > 10 {
             return Err(config_err!(
                 "cicera: spades_majority_points must be 0 to 10, got {}",

@@ -2,7 +2,7 @@
 //! shared/rules/spoil_five.md). Hands are `u64` bit sets of card ids `13·suit + rank`.
 
 use crate::cards::{bit, ids, Pack, FRENCH_SPOIL_FIVE};
-use crate::game::{Action as ActionTrait, Game};
+use crate::game::{Action as ActionTrait, FirstDealer, Game};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -204,13 +204,6 @@ pub enum Partnerships {
     Teams(Vec<Vec<u32>>),
 }
 
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged, expecting = "\"random\" or a seat number")]
-pub enum FirstDealer {
-    Named(String),
-    Seat(u32),
-}
-
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
 #[serde(rename_all = "snake_case")]
 pub enum AnteMode {
@@ -286,7 +279,7 @@ impl Default for Config {
         Config {
             players: 4,
             partnerships: Partnerships::Named("none".into()),
-            first_dealer: FirstDealer::Named("random".into()),
+            first_dealer: FirstDealer::default(),
             deal_batches: [2, 3],
             ante_mode: AnteMode::EveryDeal,
             base_stake: 1,
@@ -359,10 +352,7 @@ impl Rules {
         };
         Rules {
             n,
-            first_dealer: match c.first_dealer {
-                FirstDealer::Seat(s) => Some(s as u8),
-                FirstDealer::Named(_) => None,
-            },
+            first_dealer: c.first_dealer.seat(),
             team_of,
             team_members,
             teams,
@@ -985,17 +975,7 @@ impl Game for SpoilFive {
                 }
             }
         }
-        match &c.first_dealer {
-            FirstDealer::Named(s) if s == "random" => {}
-            FirstDealer::Seat(s) if *s < n => {}
-            other => {
-                let got = serde_json::to_string(other).unwrap_or_default();
-                return Err(config_err!(
-                    "spoil_five: first_dealer must be \"random\" or a seat 0..{}, got {got}",
-                    n - 1
-                ));
-            }
-        }
+        c.first_dealer.check(Self::NAME, n)?;
         if c.deal_batches != [2, 3] && c.deal_batches != [3, 2] {
             return Err(config_err!(
                 "spoil_five: deal_batches must be [2, 3] or [3, 2], got {:?}",

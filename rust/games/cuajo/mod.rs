@@ -5,7 +5,7 @@
 pub mod eval;
 
 use crate::cards::{Pack, CUAJO_112};
-use crate::game::{Action as ActionTrait, Game};
+use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use eval::{is_king, kind, partitionable, rank_of, suit_of, Counts, Melds, KINDS, KING};
@@ -61,22 +61,7 @@ fn add(a: &Counts, b: &Counts) -> Counts {
 // ---------------------------------------------------------------------------------------------
 // Configuration.
 
-#[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
-#[serde(untagged, expecting = "\"random\" or a seat number")]
-pub enum FirstDealer {
-    Named(String),
-    Seat(u32),
-}
-
-macro_rules! options {
-    ($($name:ident { $($variant:ident),* })*) => {$(
-        #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($variant),* }
-    )*};
-}
-
-options! {
+config_options! {
     DealerAfterWash { Same, Next }
     EmptyStock { LastDiscardThenWash, ImmediateWash }
     PurroCall { Forced, Optional }
@@ -126,7 +111,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            first_dealer: FirstDealer::Named("random".into()),
+            first_dealer: FirstDealer::default(),
             dealer_after_wash: DealerAfterWash::Same,
             dealer_natural_win: true,
             empty_stock: EmptyStock::LastDiscardThenWash,
@@ -196,10 +181,7 @@ struct Rules {
 impl Rules {
     fn from_config(c: &Config) -> Rules {
         Rules {
-            first_dealer: match c.first_dealer {
-                FirstDealer::Seat(s) => Some(s as u8),
-                FirstDealer::Named(_) => None,
-            },
+            first_dealer: c.first_dealer.seat(),
             wash_passes_deal: c.dealer_after_wash == DealerAfterWash::Next,
             natural_win: c.dealer_natural_win,
             immediate_wash: c.empty_stock == EmptyStock::ImmediateWash,
@@ -1131,16 +1113,7 @@ impl Game for Cuajo {
     type Action = Action;
 
     fn check_config(c: &mut Config) -> Result<()> {
-        match &c.first_dealer {
-            FirstDealer::Named(s) if s == "random" => {}
-            FirstDealer::Seat(s) if *s < 4 => {}
-            other => {
-                let got = serde_json::to_string(other).unwrap_or_default();
-                return Err(config_err!(
-                    "cuajo: first_dealer must be \"random\" or a seat 0..3, got {got}"
-                ));
-            }
-        }
+        c.first_dealer.check(Self::NAME, 4)?;
         let amounts = [
             ("secret_payment", c.secret_payment),
             ("king_coins", c.king_coins),
