@@ -9,7 +9,7 @@ import random
 import re
 import subprocess
 import sys
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -791,4 +791,510 @@ def test_play_cau_robat_through_a_pipe() -> None:
     assert result.stderr == ""
     assert "\x1b[" not in result.stdout  # no colour into a pipe
     assert "Your move> banana" in result.stdout  # piped answers are echoed
+    assert "Bye" in result.stdout
+
+
+# ---- Cuajo ------------------------------------------------------------------------------------
+
+CJ_CARD = r"[A345JHK][OCEB]"
+CJ_DISCARD_LINE = re.compile(rf"^(?:You discard|Seat \d discards) ({CJ_CARD})(?: to open)?$")
+
+
+def run_cuajo(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lines: list[str],
+    *args: str,
+) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(["play", "cuajo", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def cuajo_script(
+    seed: int,
+    config: dict[str, Any],
+    seat: int = 0,
+    turns: int | None = None,
+    first: list[str] | None = None,
+) -> tuple[list[str], tapete.State, list[str]]:
+    """What a person at ``seat`` types in ``tapete play cuajo``, playing towards complete hands
+    (the test bot, with its own generator) against the CLI's random bots: each move's key, a
+    discard alternately as ``discard <card>`` and as the bare card in lower case; ``first``
+    (mistakes) before the first decision that has discards. ``turns`` decisions (all the game
+    when None; then the state is left at the person's next decision). Returns the lines, the
+    state and every discard."""
+    from cuajo_bot import choose
+
+    state = tapete.load_game("cuajo", **config).new_initial_state(seed)
+    bots = random.Random(seed)  # the bots of cmd_play
+    person = random.Random(seed + 1)
+    lines: list[str] = []
+    discards: list[str] = []
+    mine = own = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        if state.current_player() != seat:
+            action = bots.choice(legal)
+        elif mine == turns:
+            break
+        else:
+            texts = [state.action_to_string(a) for a in legal]
+            if first and any(text.startswith("discard ") for text in texts):
+                lines += first
+                first = None
+            action = choose(state, person)
+            text = state.action_to_string(action)
+            key = cli._cj_move_key(state, action)
+            if text.startswith("discard "):
+                key = key.lower() if own % 2 else text
+                own += 1
+            lines.append(key)
+            mine += 1
+        text = state.action_to_string(action)
+        if text.startswith("discard "):
+            discards.append(text.split(" ")[1])
+        state.apply_action(action)
+    return lines, state, discards
+
+
+def test_games_lists_cuajo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"│ cuajo\s+│ 4\s+│", out)
+    assert "Cuajo" in out
+    for option in ("purro_call=forced", "secret_payment=50", "hands_per_match=1", "extra_draw=15"):
+        assert option in out
+
+
+def test_play_cuajo_help_lists_the_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "cuajo", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "cuajo: a card to discard it" in out and "d draw" in out and "ss<card>" in out
+
+
+def test_play_cuajo_whole_hand(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A whole hand typed on stdin, won by the person: mistakes, keys, bare cards and move
+    texts; every discard told once, in order; the hand's end and the returns in cents."""
+    seed = 4  # the person claims a shown draw and wins
+    first = ["banana", "7", "kb", "help"]
+    lines, final, discards = cuajo_script(seed, {}, first=first)
+    result = final.view(0)["result"]
+    assert result["winner"] == 0 and result["source"] == "claim"
+    code, out, err = run_cuajo(monkeypatch, capsys, lines, "--seed", str(seed))
+    assert code == 0, err
+    assert err == ""
+    assert '"banana" is not a Cuajo action' in out
+    assert "'7' is not the key of a move now" in out
+    assert "'discard KB' is not legal now" in out  # kings are never discarded
+    assert "Type the key of a move" in out  # help
+    assert "Cuajo · hand 1 · dealer:" in out and "Sowee" in out and "Stock" in out
+    assert "Discards" in out and "team" in out and "known" in out and "cents" in out
+    assert "Your hand (15)" in out and "Your hand (16)" in out
+    assert "Your moves (type the key):" in out and "d draw from the stock" in out
+    assert re.search(rf"t take {CJ_CARD}", out)
+    assert re.search(r"\d cards? away from a complete hand", out)
+    assert re.search(rf"Seat \d draws from the stock|Seat \d takes {CJ_CARD}", out)
+    told = [m.group(1) for m in map(CJ_DISCARD_LINE.match, out.splitlines()) if m]
+    assert told == discards
+    assert re.search(rf"Your move> discard {CJ_CARD}\n", out)  # the move text
+    assert re.search(r"Your move> [a345jhk][oceb]\n", out)  # the bare card, lower case
+    claim = result["card"]
+    assert f"c claim {claim} and win!" in out
+    assert f"You claim {claim} and win!" in out
+    assert f"Hand 1 over: you win with {claim}, claimed from seat " in out
+    assert re.search(r"Final card: R1 (yes|no) \(the companions of", out)
+    payments = ", ".join(
+        f"{'you' if s == 0 else f'seat {s}'} {p:+d}"
+        if p
+        else f"{'you' if s == 0 else f'seat {s}'} 0"
+        for s, p in enumerate(result["payments"])
+    )
+    assert f"Payments  {payments}" in out
+    assert "Game over" in out and "return (cents)" in out
+    match = re.search(r"Returns: (\[.*\]); yours: ([+-]\d+) cents", out)
+    assert match is not None
+    assert json.loads(match.group(1)) == final.returns()
+    # the same seed and the same answers replay the same game
+    code, again, _ = run_cuajo(monkeypatch, capsys, lines, "--seed", str(seed))
+    assert code == 0 and again == out
+
+
+def test_play_cuajo_wins_and_washes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for seed, source in ((0, "stock"), (8, "discard"), (3, None)):
+        lines, final, _ = cuajo_script(seed, {})
+        assert final.view(0)["result"]["source"] == source
+        code, out, err = run_cuajo(monkeypatch, capsys, lines, "--seed", str(seed))
+        assert code == 0 and err == ""
+        if source == "stock":
+            assert re.search(rf"You draw {CJ_CARD}\n", out)
+            assert "w win!" in out and "You declare a win!" in out
+            assert re.search(rf"Hand 1 over: you win with {CJ_CARD}, self-drawn", out)
+            assert "Final card (stock): 110; kings " in out
+        elif source == "discard":
+            assert re.search(rf"You take {CJ_CARD} \(seat 3's discard\)", out)
+            assert re.search(rf"Hand 1 over: you win with {CJ_CARD}, seat 3's discard", out)
+        else:
+            assert "Hand 1 over: a wash (the stock ran out); nobody wins" in out
+            assert "passes: the stock is empty" in out or "You pass: the stock is empty" in out
+        assert "Your hand  [" in out or source is None  # the winner's hand, arranged
+        assert "Game over" in out
+
+
+def test_play_cuajo_match_from_another_seat(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = {"hands_per_match": 2}
+    lines, final, discards = cuajo_script(2, config, seat=2)
+    code, out, err = run_cuajo(
+        monkeypatch, capsys, lines, "--seed", "2", "--seat", "2", "hands_per_match=2"
+    )
+    assert code == 0, err
+    assert "Cuajo · hand 1 of 2" in out and "Cuajo · hand 2 of 2" in out
+    assert "2 (you)" in out and "0 (partner)" in out and "match" in out
+    assert out.count(" over: ") == 2 and "Hand 2: " in out and "Past hands (cents)" in out
+    told = [m.group(1) for m in map(CJ_DISCARD_LINE.match, out.splitlines()) if m]
+    assert told == discards
+    match = re.search(r"Returns: (\[.*\]); yours: ([+-]\d+) cents", out)
+    assert match is not None and json.loads(match.group(1)) == final.returns()
+
+
+class OneSeat:
+    """A State seen from one seat: its views, its own legal moves, the game; anything else (the
+    full view, other seats' views, the history, the information of another seat) fails."""
+
+    def __init__(self, state: tapete.State, seat: int) -> None:
+        self._state = state
+        self._seat = seat
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        assert seat == self._seat, f"view({seat}) from seat {self._seat}"
+        return self._state.view(seat)
+
+    def legal_actions(self) -> list[int]:
+        assert self._state.current_player() == self._seat, "another seat's legal actions"
+        return self._state.legal_actions()
+
+    def action_to_string(self, action: int) -> str:
+        return self._state.action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        return self._state.string_to_action(text)
+
+    def get_game(self) -> tapete.Game:
+        return self._state.get_game()
+
+    def is_terminal(self) -> bool:
+        return self._state.is_terminal()
+
+    def current_player(self) -> int:
+        return self._state.current_player()
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the CLI looked at state.{name}")
+
+
+def one_seat(state: tapete.State, seat: int) -> tapete.State:
+    return cast(tapete.State, OneSeat(state, seat))
+
+
+def cuajo_eager(state: tapete.State, rng: random.Random) -> int:
+    """The test bot, also declaring every secret it can and passing a third of its chances to
+    claim or win a shown draw (so that secrets and hidden passes are told)."""
+    from cuajo_bot import choose
+
+    texts = {state.action_to_string(action): action for action in state.legal_actions()}
+    for text, action in texts.items():
+        if text.startswith(("secret ", "sowee-secret ")):
+            return action
+    phase = state.view(state.current_player())["phase"]
+    if phase in ("claim", "drawer_option") and rng.random() < 0.3:
+        return texts["pass"]
+    return choose(state, rng)
+
+
+CJ_CONFIGS: list[dict[str, Any]] = [
+    {},
+    {"hands_per_match": 2},
+    {"purro_call": "optional", "purro_marker": "player_choice", "secret_kind_public": True},
+    {"undeclared_quad_valid": False, "sowee_triple_undeclared_valid": True},
+    {"dead_waits_count": False, "empty_stock": "immediate_wash", "dealer_after_wash": "next"},
+    {"king_basis": "payer", "special_flat": False, "bonus_mode": "additive", "max_turns": 30},
+]
+
+
+@pytest.mark.parametrize("config", CJ_CONFIGS)
+def test_cuajo_narration_shows_only_what_the_seat_sees(config: dict[str, Any]) -> None:
+    """Driven directly with eager bots, every state seen through ``OneSeat``: the table and the
+    moves drawn at each decision of the seat, each move told as the seat witnessed it (other
+    seats' secrets without their cards, unshown draws without theirs, hidden passes not at
+    all), every discard told in order, and each hand's end told once with the engine's
+    result."""
+    from rich.console import Console
+
+    game = tapete.load_game("cuajo", **config)
+    ui = cli.GAME_UIS["cuajo"]
+    seen: set[str] = set()
+    for seed in range(4 if config else 10):
+        seat = seed % 4
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=120)
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        discards: list[str] = []
+        results: list[dict[str, Any]] = []
+        while not state.is_terminal():
+            actor = state.current_player()
+            if actor == seat:
+                ui.draw(console, game, one_seat(state, seat), seat)
+                cli._print_moves(console, ui, one_seat(state, seat), seat, state.legal_actions())
+            action = cuajo_eager(state, rng)
+            text = state.action_to_string(action)
+            verb = text.split(" ")[0]
+            hidden = actor != seat and verb in ("secret", "sowee-secret")
+            told_text = f"{verb} ZZ" if hidden else text  # the card must not be needed
+            seen_phase = state.view(seat)["phase"]
+            before = state.clone()
+            state.apply_action(action)
+            after = state.view(seat)
+            start = buffer.tell()
+            move = cli.Move(
+                game, one_seat(before, seat), one_seat(state, seat), actor, action, told_text, seat
+            )
+            ui.narrate(console, move)
+            told = buffer.getvalue()[start:]
+            if verb == "discard":
+                discards.append(text.split(" ")[1])
+            if actor != seat and verb == "pass" and seen_phase != "draw":
+                assert told == ""  # a drawer's or claimant's pass: invisible
+                seen.add("hidden pass")
+            elif actor != seat and verb == "no-purro":
+                assert told == ""
+            else:
+                assert told.startswith("You " if actor == seat else f"Seat {actor} ")
+            if hidden:
+                assert "ZZ" not in told and "declares " in told
+                seen.add("secret")
+            if actor != seat and verb == "draw" and after["hand"] == before.view(seat)["hand"]:
+                draw = after["last_draw"]
+                if draw["card"] is None:
+                    assert told.splitlines()[0] == f"Seat {actor} draws from the stock"
+                else:
+                    assert told.splitlines()[0] == f"Seat {actor} draws {draw['card']} (shown)"
+                    seen.add("shown draw")
+            if len(after["past_hands"]) > len(before.view(seat)["past_hands"]):
+                result = after["result"]
+                results.append(result)
+                assert f"Hand {len(after['past_hands'])} over: " in told
+                winner = result["winner"]
+                if winner is None:
+                    assert "a wash" in told
+                    seen.add("wash")
+                else:
+                    who = "you win" if winner == seat else f"seat {winner} wins"
+                    assert f"over: {who} " in told
+                    seen.add(result["source"])
+                    if result["special"]:
+                        assert "Special hand" in told
+                    elif result["source"] in ("discard", "claim"):
+                        r1 = "yes" if result["r1"] else "no"
+                        assert f"R1 {r1} (the companions of {result['card']})" in told
+                    if result["extra_draws"]:
+                        extra = " ".join(result["extra_draws"])
+                        assert (
+                            f"{len(result['extra_draws'])} extra draws turned up: {extra}" in told
+                        )
+                for s, cents in enumerate(result["payments"]):
+                    if any(result["payments"]):
+                        name = "you" if s == seat else f"seat {s}"
+                        assert f"{name} {cents:+d}" in told or (cents == 0 and f"{name} 0" in told)
+            for s in range(4):
+                if after["purro"][s] and not before.view(seat)["purro"][s]:
+                    seen.add("purro")
+                if before.view(seat)["purro"][s] and not after["purro"][s]:
+                    if after["hand"] == before.view(seat)["hand"]:
+                        assert "lose" in told and "purro" in told
+                        seen.add("lost purro")
+        ui.draw(console, game, one_seat(state, seat), seat)
+        out = buffer.getvalue()
+        told_discards = [m.group(1) for m in map(CJ_DISCARD_LINE.match, out.splitlines()) if m]
+        assert told_discards == discards
+        assert out.count(" over: ") == len(results) == len(state.view()["past_hands"])
+    assert {"shown draw", "purro", "secret", "claim"} <= seen
+    if not config:
+        assert {"stock", "hidden pass", "lost purro", "wash"} <= seen
+
+
+def test_play_cuajo_never_shows_hidden_cards(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through the command line, every state the UI draws or narrates is seen from the
+    person's seat only (``OneSeat``); quitting half-way, the cards of another seat that its
+    seat has never seen do not appear anywhere."""
+    real = cli.GAME_UIS["cuajo"]
+
+    def draw(console: Any, game: tapete.Game, state: tapete.State, seat: int) -> None:
+        real.draw(console, game, one_seat(state, seat), seat)
+
+    def narrate(console: Any, move: cli.Move) -> None:
+        wrapped = cli.Move(
+            move.game,
+            one_seat(move.before, move.seat),
+            one_seat(move.after, move.seat),
+            move.actor,
+            move.action,
+            move.text,
+            move.seat,
+        )
+        real.narrate(console, wrapped)
+
+    def print_moves(console: Any, state: tapete.State, seat: int, legal: list[int]) -> None:
+        assert real.print_moves is not None
+        real.print_moves(console, one_seat(state, seat), seat, legal)
+
+    import dataclasses
+
+    spy = dataclasses.replace(real, draw=draw, narrate=narrate, print_moves=print_moves)
+    monkeypatch.setitem(cli.GAME_UIS, "cuajo", spy)
+    for seed, seat in ((5, 0), (6, 1), (7, 3)):
+        lines, state, _ = cuajo_script(seed, {}, seat=seat, turns=12)
+        code, out, _ = run_cuajo(
+            monkeypatch, capsys, [*lines, "quit"], "--seed", str(seed), "--seat", str(seat)
+        )
+        assert code == 0 and "Bye" in out
+        assert state.current_player() == seat
+        # every kind the seat may know of: its cards, the sowee, the discards, known and
+        # shown cards, purro markers, and whatever its hand could use (waits, hints)
+        game = state.get_game()
+        replay = game.new_initial_state(seed)
+        visible: set[str] = set()
+        for action in state.history():
+            v = replay.view(seat)
+            visible.update(v["concealed"][seat], [v["sowee"]])
+            visible.update(d["card"] for d in v["discards"])
+            visible.update(card for known in v["known"] for card in known)
+            visible.update(m for m in v["marker"] if m and m != "coin")  # public kings
+            if v["last_draw"] and v["last_draw"]["card"]:
+                visible.add(v["last_draw"]["card"])
+            replay.apply_action(action)
+        hints = ("waiting", "closest to complete", "taking ")
+        hint_lines = "\n".join(line for line in out.splitlines() if any(h in line for h in hints))
+        full = state.view()
+        hidden = {c for s in range(4) if s != seat for c in full["concealed"][s]} - visible
+        assert hidden
+        for card in hidden:
+            if re.search(CARD_TOKEN.format(card), hint_lines):
+                continue  # named as what the seat's own hand waits for
+            assert not re.search(CARD_TOKEN.format(card), out), card
+
+
+def test_cuajo_move_keys() -> None:
+    """A discard by its card (any case), a secret by s<card>, the letters, the texts; numbers
+    are not keys."""
+    state = tapete.load_game("cuajo").new_initial_state(3)
+    legal = state.legal_actions()
+    keys = {cli._cj_move_key(state, a).lower(): a for a in legal}
+    assert len(keys) == len(legal)
+    for action in legal:
+        text = state.action_to_string(action)
+        card = text.split(" ")[1]
+        assert cli.parse_move(state, legal, card.lower(), keys, "key") == action
+        assert cli.parse_move(state, legal, f" DISCARD  {card} ", keys, "key") == action
+    with pytest.raises(cli.CliError, match="is not the key of a move now"):
+        cli.parse_move(state, legal, "1", keys, "key")
+    state.apply_action(legal[0])
+    while state.current_player() != 0 or state.view(0)["phase"] != "draw":
+        state.apply_action(state.legal_actions()[0])
+    legal = state.legal_actions()
+    keys = {cli._cj_move_key(state, a).lower(): a for a in legal}
+    assert set(keys) == {"d", "t"}
+    assert cli.parse_move(state, legal, "T", keys, "key") == state.string_to_action("take")
+    assert cli.parse_move(state, legal, "draw", keys, "key") == state.string_to_action("draw")
+    for text, key in (
+        ("secret JC", "sJC"),
+        ("sowee-secret KB", "ssKB"),
+        ("marker KE", "KE"),
+        ("win", "w"),
+        ("claim", "c"),
+        ("pass", "p"),
+        ("purro", "y"),
+        ("no-purro", "n"),
+    ):
+        assert cli._cj_move_key(state, state.string_to_action(text)) == key
+
+
+def test_cuajo_hand_evaluation_agrees_with_the_engine() -> None:
+    """The CLI's own search (for secrets and options the evaluators do not take) finds a
+    complete arrangement exactly when tapete.cuajo does, and the same waits; its groups are
+    combinations that, with the cards left over, make up the hand."""
+    rules = cli._CjRules(quad_ok=True, triple=-1, sowee="KO", dead_waits_count=True)
+    pack = [card for card in cli.CJ_KINDS for _ in range(4)]
+    triples = [
+        [f"{r}{s}" for s in suits] for r in "A345JHK" for suits in ("OCE", "OCB", "OEB", "CEB")
+    ]
+    triples += [[f"{r}{s}" for r in ranks] for s in "OCEB" for ranks in ("345", "JHK")]
+    rng = random.Random(5)
+    complete = 0
+    for i in range(400):
+        cards = rng.sample(pack, 16)
+        if i % 2:  # complete hands are rare among random ones: build near-complete ones
+            cards = [c for _ in range(5) for c in rng.choice(triples)] + [rng.choice(pack)]
+            if any(cards.count(c) > 4 for c in cards):
+                continue
+        cards.sort(key=cli._cj_id)
+        groups, loose = cli._cj_split(cards, rules)
+        assert sorted([*loose, *(c for g in groups for c in g)]) == sorted(cards)
+        for group in groups:
+            ranks = {c[0] for c in group}
+            suits = {c[1] for c in group}
+            assert (
+                (len(ranks) == 1 and len(suits) == len(group) in (3, 4))  # a set
+                or (len(group) == 4 and len(set(group)) == 1)  # a quad
+                or (len(suits) == 1 and ranks in ({"3", "4", "5"}, {"J", "H", "K"}))
+                or (group[0][0] == "K" and len(group) == 1)
+            ), group
+        assert (not loose) == tapete.cuajo.is_complete(cards)
+        complete += not loose
+        fifteen = cards[1:]
+        expected = [
+            kind
+            for kind in cli.CJ_KINDS
+            if fifteen.count(kind) < 4 and not cli._cj_split([*fifteen, kind], rules)[1]
+        ]
+        assert tapete.cuajo.waits(fifteen) == expected
+    assert complete > 20
+
+
+def test_selfplay_cuajo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "cuajo", "--games", "40", "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    out = captured.out
+    assert "cuajo · 4 players · 40 random games" in out
+    assert "mean return (cents)" in out
+    for fragment in ("95% interval", "games/s", "mean game length"):
+        assert fragment in out
+    for mean in expected_means(40, 1, {}, name="cuajo"):
+        assert f"{mean:+.3f}" in out
+
+
+def test_play_cuajo_through_a_pipe() -> None:
+    lines, _, _ = cuajo_script(6, {}, turns=4)
+    result = subprocess.run(
+        [sys.executable, "-m", "tapete", "play", "cuajo", "--seed", "6"],
+        input="".join(f"{line}\n" for line in [*lines, "quit"]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "\x1b[" not in result.stdout
+    assert f"Your move> {lines[0]}" in result.stdout
     assert "Bye" in result.stdout
