@@ -1228,11 +1228,12 @@ def test_cuajo_move_keys() -> None:
         assert cli._cj_move_key(state, state.string_to_action(text)) == key
 
 
-def test_cuajo_hand_evaluation_agrees_with_the_engine() -> None:
-    """The CLI's own search (for secrets and options the evaluators do not take) finds a
-    complete arrangement exactly when tapete.cuajo does, and the same waits; its groups are
-    combinations that, with the cards left over, make up the hand."""
-    rules = cli._CjRules(quad_ok=True, triple=-1, sowee="KO", dead_waits_count=True)
+def test_cuajo_hand_split_agrees_with_the_evaluators() -> None:
+    """The split the CLI shows (tapete.cuajo.best_arrangement, which also serves hands with
+    secrets and the options) leaves nothing over exactly when the hand is complete, gives the
+    same waits, and its groups are combinations that, with the cards left over, make up the
+    hand."""
+    rules = cli._CjRules(quad_ok=True, triple=None, sowee="KO", dead_waits_count=True)
     pack = [card for card in cli.CJ_KINDS for _ in range(4)]
     triples = [
         [f"{r}{s}" for s in suits] for r in "A345JHK" for suits in ("OCE", "OCB", "OEB", "CEB")

@@ -829,3 +829,36 @@ def test_evaluators_do_not_change_their_argument(cj):
     fn(cj, "arrangement")(cards)
     fn(cj, "distance")(cards)
     assert cards == GOOD16
+
+
+def test_best_arrangement_with_the_options():
+    """``best_arrangement`` takes any number of cards and the two options that change what a
+    combination is; nothing is left over exactly when the cards split."""
+    best = tapete.cuajo.best_arrangement
+    assert best([]) == ([], [])
+    assert best(["KB"]) == ([["KB"]], [])
+    assert best(["4E"] * 4 + ["3O"]) == ([["4E"] * 4], ["3O"])
+    assert best(["4E"] * 4 + ["3O"], undeclared_quad_valid=False) == (
+        [],
+        ["3O", "4E", "4E", "4E", "4E"],
+    )
+    assert best(["4E"] * 3 + ["3O"]) == ([], ["3O", "4E", "4E", "4E"])
+    assert best(["4E"] * 3 + ["3O"], sowee_triple="4E") == ([["4E"] * 3], ["3O"])
+    # HE-06's pool without the declared sowee secret: the jack set holds the extra card JE
+    pool = split("JE JO JC 3O 4O 5O AO AC AE 5C 5E 5B KB")
+    assert best(pool)[1] == []
+    rng = random.Random(11)
+    pack = [c for c in PACK for _ in range(4)]
+    for _ in range(300):
+        cards = rng.sample(pack, rng.randrange(1, 17))
+        groups, left = best(cards)
+        assert sorted([*left, *(c for g in groups for c in g)], key=PACK.index) == sorted(
+            cards, key=PACK.index
+        )
+        if len(cards) == 16:
+            assert (not left) == tapete.cuajo.is_complete(cards)
+            assert (tapete.cuajo.arrangement(cards) == groups) if not left else True
+    with pytest.raises(tapete.ParseError):
+        best(["KB"], sowee_triple="XX")
+    with pytest.raises(ValueError):
+        best(["KB"] * 5)

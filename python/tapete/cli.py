@@ -17,7 +17,6 @@ one is drawn with ``state.observation_string(seat)`` and narrated from what is n
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import math
 import os
@@ -29,7 +28,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any, NoReturn
 
 from rich import box
@@ -1652,61 +1650,10 @@ def _cj_cents(value: int) -> str:
     return f"{value:+d}" if value else "0"
 
 
-# A small exact evaluator for what tapete.cuajo does not cover: hands with declared secrets (the
-# evaluators take 16 or 15 cards without any), the non-default options undeclared_quad_valid and
-# sowee_triple_undeclared_valid, and the best partial arrangement of an incomplete hand.
-
-
 def _cj_block(kind: int) -> int:
     """No combination mixes the aces (0), the low cards 3 4 5 (1) and the high cards J H K (2)."""
     rank = kind % 7
     return 0 if rank == 0 else (1 if rank <= 3 else 2)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _cj_cover(
-    counts: tuple[int, ...], quad_ok: bool, triple: int
-) -> tuple[int, tuple[tuple[int, ...], ...]]:
-    """The most cards of ``counts`` (per kind) that split into combinations, and one such split.
-
-    The lowest kind present is either left over (one copy) or in a combination with kinds
-    above it: four identical cards (``quad_ok``), the three sowee copies (``triple``, its id or
-    -1), a set of three or four suits, its 3-4-5 or J-H-K sequence, or a king alone (never worse
-    than any other use of the lowest king).
-    """
-    t = next((i for i, n in enumerate(counts) if n), -1)
-    if t < 0:
-        return 0, ()
-    suit, rank = divmod(t, 7)
-
-    def rest(group: Sequence[int]) -> tuple[int, ...]:
-        out = list(counts)
-        for c in group:
-            out[c] -= 1
-        return tuple(out)
-
-    if rank == CJ_KING:
-        n, groups = _cj_cover(rest((t,)), quad_ok, triple)
-        return n + 1, ((t,), *groups)
-    options: list[tuple[int, ...]] = []
-    if quad_ok and counts[t] >= 4:
-        options.append((t,) * 4)
-    if t == triple and counts[t] >= 3:
-        options.append((t,) * 3)
-    higher = [7 * q + rank for q in range(suit + 1, 4) if counts[7 * q + rank]]
-    for k in (2, 3):
-        options += [(t, *others) for others in combinations(higher, k)]
-    if rank in (1, 4) and counts[t + 1] and counts[t + 2]:
-        options.append((t, t + 1, t + 2))
-    total = sum(counts)
-    best = _cj_cover(rest((t,)), quad_ok, triple)  # one copy of t left over
-    for group in options:
-        n, groups = _cj_cover(rest(group), quad_ok, triple)
-        if n + len(group) > best[0]:
-            best = (n + len(group), (group, *groups))
-            if best[0] == total:
-                break
-    return best
 
 
 @dataclass(frozen=True)
@@ -1714,7 +1661,7 @@ class _CjRules:
     """What the hand evaluation depends on: the options and the sowee."""
 
     quad_ok: bool  # undeclared_quad_valid
-    triple: int  # the sowee's id when its undeclared triple counts, else -1
+    triple: str | None  # the sowee when its undeclared triple counts
     sowee: str
     dead_waits_count: bool
 
@@ -1723,7 +1670,7 @@ class _CjRules:
         sowee: str = v["sowee"]
         return _CjRules(
             quad_ok=bool(config.get("undeclared_quad_valid", True)),
-            triple=_cj_id(sowee) if config.get("sowee_triple_undeclared_valid") else -1,
+            triple=sowee if config.get("sowee_triple_undeclared_valid") else None,
             sowee=sowee,
             dead_waits_count=bool(config.get("dead_waits_count", True)),
         )
@@ -1731,7 +1678,7 @@ class _CjRules:
     @property
     def default(self) -> bool:
         """Whether tapete.cuajo's evaluators (default options) apply."""
-        return self.quad_ok and self.triple < 0
+        return self.quad_ok and self.triple is None
 
     def limit(self, card: str) -> int:
         return 3 if card == self.sowee else 4
@@ -1739,17 +1686,10 @@ class _CjRules:
 
 def _cj_split(cards: Sequence[str], rules: _CjRules) -> tuple[list[list[str]], list[str]]:
     """A best arrangement of ``cards``: the most cards in combinations, and the cards left."""
-    counts = [0] * len(CJ_KINDS)
-    for card in cards:
-        counts[_cj_id(card)] += 1
-    groups: list[list[str]] = []
-    for block in range(3):
-        part = tuple(n if _cj_block(k) == block else 0 for k, n in enumerate(counts))
-        for group in _cj_cover(part, rules.quad_ok, rules.triple)[1]:
-            groups.append([CJ_KINDS[c] for c in group])
-            for c in group:
-                counts[c] -= 1
-    return _cj_ordered(groups), [CJ_KINDS[k] for k, n in enumerate(counts) for _ in range(n)]
+    groups, left = tapete.cuajo.best_arrangement(
+        cards, undeclared_quad_valid=rules.quad_ok, sowee_triple=rules.triple
+    )
+    return _cj_ordered(groups), left
 
 
 def _cj_ordered(groups: Iterable[Sequence[str]]) -> list[list[str]]:
@@ -2502,7 +2442,7 @@ def _cj_narrate_hand_end(
         line.append(f"{_cj_verb(winner, seat, 'win')} ", style="bold yellow")
         line.append_text(_cj_source_text(result, before, after, seat))
         console.print(line)
-        sowee_hand = _CjRules(True, _cj_id(before["sowee"]), before["sowee"], True)
+        sowee_hand = _CjRules(True, before["sowee"], before["sowee"], True)
         cards = result["hands"][winner]
         arranged = tapete.cuajo.arrangement(cards) if len(cards) == 16 else None
         loose: list[str] = []

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from tapete import _core
 
-__all__ = ["arrangement", "distance", "is_complete", "waits"]
+__all__ = ["arrangement", "best_arrangement", "distance", "is_complete", "waits"]
 
 
 def is_complete(cards: Sequence[str]) -> bool:
@@ -23,6 +23,19 @@ def arrangement(cards: Sequence[str]) -> list[list[str]] | None:
     """One split of 16 cards into combinations (each ascending, groups in ascending order),
     or ``None`` if the hand is not complete."""
     return _core.cuajo_arrangement(cards)
+
+
+def best_arrangement(
+    cards: Sequence[str], *, undeclared_quad_valid: bool = True, sowee_triple: str | None = None
+) -> tuple[list[list[str]], list[str]]:
+    """Any number of cards split so that as few as possible are left over: the combinations
+    (ordered as by :func:`arrangement`) and the leftover cards, ascending. Nothing is left over
+    exactly when the cards split completely. The options are the game's: four identical cards
+    count only if ``undeclared_quad_valid``; ``sowee_triple`` names the sowee when its three
+    undeclared copies count as a combination."""
+    return _core.cuajo_best_arrangement(
+        cards, undeclared_quad_valid=undeclared_quad_valid, sowee_triple=sowee_triple
+    )
 
 
 def waits(cards: Sequence[str], sowee: str | None = None) -> list[str]:

@@ -710,7 +710,7 @@ fn cau_robat_run(table_ranks: &Bound<'_, PyAny>, rank: &Bound<'_, PyAny>) -> PyR
         .collect())
 }
 
-/// A multiset of Cuajo cards as counts, with `n` cards (one of `sizes`).
+/// A multiset of Cuajo cards as counts, with `n` cards (one of `sizes`; any if empty).
 fn cuajo_counts(cards: &Bound<'_, PyAny>, sizes: &[usize]) -> PyResult<cuajo::eval::Counts> {
     let mut counts = [0u8; cuajo::eval::KINDS];
     let names = texts(cards, "cards")?;
@@ -723,7 +723,7 @@ fn cuajo_counts(cards: &Bound<'_, PyAny>, sizes: &[usize]) -> PyResult<cuajo::ev
             )));
         }
     }
-    if !sizes.contains(&names.len()) {
+    if !sizes.is_empty() && !sizes.contains(&names.len()) {
         let want: Vec<String> = sizes.iter().map(ToString::to_string).collect();
         return Err(PyValueError::new_err(format!(
             "expected {} cards, got {}",
@@ -755,6 +755,33 @@ fn cuajo_arrangement(cards: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Vec<String
                 .collect()
         }),
     )
+}
+
+#[pyfunction]
+#[pyo3(signature = (cards, *, undeclared_quad_valid=true, sowee_triple=None))]
+fn cuajo_best_arrangement(
+    cards: &Bound<'_, PyAny>,
+    undeclared_quad_valid: bool,
+    sowee_triple: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Vec<Vec<String>>, Vec<String>)> {
+    let c = cuajo_counts(cards, &[])?;
+    let triple = match sowee_triple {
+        Some(w) => Some(cards::CUAJO_112.parse(&text(w, "the sowee")?).py_err()?),
+        None => None,
+    };
+    let melds = cuajo::eval::Melds {
+        quads: undeclared_quad_valid,
+        triple,
+    };
+    let (groups, left) = cuajo::eval::best_arrangement(&c, melds);
+    let left = (0..28u8).flat_map(|k| std::iter::repeat_n(k, left[k as usize] as usize));
+    Ok((
+        groups
+            .into_iter()
+            .map(|g| cuajo_names(g.into_iter()))
+            .collect(),
+        cuajo_names(left),
+    ))
 }
 
 #[pyfunction]
@@ -802,6 +829,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cau_robat_run, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_is_complete, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_arrangement, m)?)?;
+    m.add_function(wrap_pyfunction!(cuajo_best_arrangement, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_waits, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_distance, m)?)?;
     m.add("TERMINAL", -4)?;

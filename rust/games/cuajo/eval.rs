@@ -188,43 +188,106 @@ pub fn waits(pool: &Counts, own: &Counts, copies: impl Fn(usize) -> u8, melds: M
 /// One split of a partitionable multiset into combinations (each ascending, groups sorted), or
 /// `None`.
 pub fn arrangement(c: &Counts, melds: Melds) -> Option<Vec<Vec<u8>>> {
-    let mut c = *c;
-    let mut groups: Vec<Vec<u8>> = Vec::new();
-    let table = melds.table();
-    if !split_ok(&c, table) {
-        match melds.triple {
-            Some(w) if c[w as usize] >= 3 => {
-                c[w as usize] -= 3;
-                if !split_ok(&c, table) {
-                    return None;
-                }
-                groups.push(vec![w; 3]);
-            }
-            _ => return None,
+    let (groups, left) = best_arrangement(c, melds);
+    (total(&left) == 0).then_some(groups)
+}
+
+/// The suit counts of a rank pattern index.
+fn digits(i: usize) -> [u8; 4] {
+    [i / 125, i / 25 % 5, i / 5 % 5, i % 5].map(|x| x as u8)
+}
+
+/// For every rank pattern, its largest sub-pattern (suit by suit no more) the table accepts.
+fn largest_accepted(table: &'static [bool; 625]) -> &'static [u16; 625] {
+    static WITH_QUADS: std::sync::OnceLock<[u16; 625]> = std::sync::OnceLock::new();
+    static SETS: std::sync::OnceLock<[u16; 625]> = std::sync::OnceLock::new();
+    let cell = if std::ptr::eq(table, &SETS_AND_QUADS) {
+        &WITH_QUADS
+    } else {
+        &SETS
+    };
+    cell.get_or_init(|| {
+        let size = |i: usize| digits(i).iter().map(|&x| x as usize).sum::<usize>();
+        std::array::from_fn(|i| {
+            let a = digits(i);
+            (0..625)
+                .filter(|&j| table[j] && (0..4).all(|s| digits(j)[s] <= a[s]))
+                .max_by_key(|&j| (size(j), std::cmp::Reverse(j)))
+                .unwrap_or(0) as u16
+        })
+    })
+}
+
+/// A split of as many of the cards as possible into combinations: the groups (as
+/// [`arrangement`] orders them) and the cards left over. Nothing is left over exactly when the
+/// cards are partitionable.
+pub fn best_arrangement(c: &Counts, melds: Melds) -> (Vec<Vec<u8>>, Counts) {
+    let mut best = best_without_triple(c, melds.table());
+    if let Some(w) = melds.triple.filter(|&w| c[w as usize] >= 3) {
+        let mut d = *c;
+        d[w as usize] -= 3;
+        let (mut groups, left) = best_without_triple(&d, melds.table());
+        if total(&left) < total(&best.1) {
+            groups.push(vec![w; 3]);
+            groups.sort();
+            best = (groups, left);
         }
     }
+    best
+}
+
+fn total(c: &Counts) -> usize {
+    c.iter().map(|&x| x as usize).sum()
+}
+
+fn best_without_triple(c: &Counts, table: &'static [bool; 625]) -> (Vec<Vec<u8>>, Counts) {
+    let largest = largest_accepted(table);
+    let size = |i: u16| {
+        digits(i as usize)
+            .iter()
+            .map(|&x| x as usize)
+            .sum::<usize>()
+    };
+    let mut left = *c;
+    let mut groups = Vec::new();
+    // The sequences of each block that leave the most cards in sets.
     for (first, ranks) in [(THREE, 3), (JACK, 2)] {
-        let r = block_choice(&c, table, first, ranks)?;
-        for (s, &n) in r.iter().enumerate() {
+        let pats: [usize; 3] = std::array::from_fn(|i| pattern(c, first + i));
+        let (mut best, mut choice) = (0, [0; 4]);
+        each_choice(seq_max(c, first), |r| {
+            let w = seq_weight(r);
+            // Cards of the looked-up ranks covered (kings are covered either way).
+            let n: usize = r.iter().map(|&x| ranks * x as usize).sum::<usize>()
+                + (0..ranks)
+                    .map(|i| size(largest[pats[i] - w]))
+                    .sum::<usize>();
+            if n > best {
+                (best, choice) = (n, r);
+            }
+            false
+        });
+        for (s, &n) in choice.iter().enumerate() {
+            let k = kind(s, first);
             for _ in 0..n {
-                let k = kind(s, first);
                 groups.push(vec![k as u8, k as u8 + 1, k as u8 + 2]);
-                for i in 0..3 {
-                    c[k + i] -= 1;
-                }
+                (0..3).for_each(|i| left[k + i] -= 1);
             }
         }
     }
     for rank in [ACE, THREE, THREE + 1, THREE + 2, JACK, JACK + 1] {
-        let mut a: [u8; 4] = std::array::from_fn(|s| c[kind(s, rank)]);
+        let mut a = digits(largest[pattern(&left, rank)] as usize);
+        for s in 0..4 {
+            left[kind(s, rank)] -= a[s];
+        }
         split_rank(&mut a, rank, table, &mut groups);
     }
     for s in 0..4 {
         let k = kind(s, KING);
-        groups.extend((0..c[k]).map(|_| vec![k as u8]));
+        groups.extend((0..left[k]).map(|_| vec![k as u8]));
+        left[k] = 0;
     }
     groups.sort();
-    Some(groups)
+    (groups, left)
 }
 
 /// Splits one rank's suit counts (a pattern the table accepts) into sets and quads.
@@ -506,6 +569,56 @@ mod tests {
             complete > 10_000,
             "too few complete hands ({complete}) to test anything"
         );
+    }
+
+    #[test]
+    fn best_arrangement_leaves_the_fewest_cards() {
+        let mut rng = Rng::new(10);
+        for _ in 0..3000 {
+            let n = 1 + rng.below(16) as usize;
+            let c = random_hand(&mut rng, n);
+            let (groups, left) = best_arrangement(&c, Melds::DEFAULT);
+            let mut back = left;
+            groups.iter().flatten().for_each(|&k| back[k as usize] += 1);
+            assert_eq!(back, c);
+            for g in &groups {
+                let mut gc = [0u8; KINDS];
+                g.iter().for_each(|&k| gc[k as usize] += 1);
+                assert!(brute(&mut gc), "{g:?} is not a combination");
+            }
+            assert_eq!(
+                total(&left) == 0,
+                brute(&mut c.clone()),
+                "{c:?} {groups:?} {left:?}"
+            );
+            if n <= 9 {
+                let fewest = fewest_left(&c);
+                assert_eq!(total(&left), fewest, "{c:?}");
+            }
+        }
+    }
+
+    /// Brute force: the fewest cards left when the rest is split into combinations.
+    fn fewest_left(c: &Counts) -> usize {
+        let mut best = total(c);
+        let kinds: Vec<usize> = (0..KINDS).filter(|&k| c[k] > 0).collect();
+        let mut keep = [0u8; KINDS];
+        fn walk(i: usize, kinds: &[usize], c: &Counts, keep: &mut Counts, best: &mut usize) {
+            if i == kinds.len() {
+                let mut k = *keep;
+                if brute(&mut k) {
+                    *best = (*best).min(total(c) - total(keep));
+                }
+                return;
+            }
+            for n in 0..=c[kinds[i]] {
+                keep[kinds[i]] = n;
+                walk(i + 1, kinds, c, keep, best);
+            }
+            keep[kinds[i]] = 0;
+        }
+        walk(0, &kinds, c, &mut keep, &mut best);
+        best
     }
 
     #[test]
