@@ -102,6 +102,20 @@ def main() -> None:
     )
     for name, rate in results.items():
         print(f"{name:38} {rate:14,.0f} {engine / rate:28.2f} {native / rate:14.1f}")
+    # Cuajo (whole hands, default rules): the same three loops, with their own ratios.
+    cuajo = {
+        "cuajo native play_random, 1 thread": native_loop("cuajo", args.games * 2),
+        "cuajo engine, Python loop": tapete_loop(tapete, "cuajo", max(args.games // 10, 10)),
+        "cuajo reference, Python loop": tapete_loop(
+            tapete.reference, "cuajo", max(args.games // 200, 5)
+        ),
+    }
+    rates = {name: measure(run, args.rounds) for name, run in cuajo.items()}
+    print(f"{'loop':38} {'decisions/s':>14} {'engine / this':>28} {'native / this':>14}")
+    for name, rate in rates.items():
+        engine_rate = rates["cuajo engine, Python loop"]
+        native_rate = rates["cuajo native play_random, 1 thread"]
+        print(f"{name:38} {rate:14,.0f} {engine_rate / rate:28.2f} {native_rate / rate:14.1f}")
 
 
 if __name__ == "__main__":
