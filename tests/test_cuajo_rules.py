@@ -1005,7 +1005,13 @@ def test_purro_marker_player_choice(impl):
 
 
 def test_purro_marker_player_choice_with_one_king_suit(impl):
+    """The marker decision comes whenever the new purro player holds a king, even of a single
+    suit (its existence then shows nothing the marker does not)."""
     _, run = first_discard(impl, HE12, "HB", purro_marker="player_choice")
+    v = run.view(1)
+    assert (v["phase"], v["to_play"], v["marker"]) == ("marker", 0, [None] * 4)
+    assert run.legal() == ["marker KC"]
+    run.act(0, "marker KC")
     v = run.view(1)
     assert v["marker"] == ["KC", None, None, None]
     assert (v["phase"], v["to_play"]) == ("draw", 1)
@@ -1016,6 +1022,9 @@ def test_marker_king_into_a_secret_becomes_a_coin(impl, marker):
     hand = ["KO"] * 4 + split("3O 4O 5O 3C 4C 5C AO AC AE JE HE")
     assert oracle_waits(hand, "HB") == ["KE"]
     _, run = first_discard(impl, hand, "HB", head="HO JO JC JC HO", purro_marker=marker)
+    if marker == "player_choice":
+        assert run.legal() == ["marker KO"]
+        run.act(0, "marker KO")
     assert run.view(1)["marker"][0] == "KO"
     run.cycles(1, 3)
     run.act(0, "draw")
@@ -1335,7 +1344,8 @@ def test_fl09_turn_cap(impl):
 def test_dead_hand_is_a_wash(impl):
     """A-45: seat 0 holds twelve kings and the three HB (the sowee), draws AO and lays the
     sowee secret with AO as its extra card: nothing is left to discard and AO cannot be
-    melded, so the hand ends at once as a wash (the secret payment stands)."""
+    melded: its only action is ``pass``, which ends the hand as a wash (the secret payment
+    stands)."""
     hand = split("KO KO KO KC KC KC KE KE KE KB KB KB HB HB HB")
     deal = Deal(3, {0: hand}, "HB", head="AO", opening="JB")
     run = Run(impl, deal)
@@ -1345,6 +1355,8 @@ def test_dead_hand_is_a_wash(impl):
         f"sowee-secret {c}" for c in split("AO KO KC KE KB")
     ]
     run.act(0, "sowee-secret AO")
+    assert run.legal() == ["pass"]
+    run.act(0, "pass")
     result = run.finished()
     assert (result["winner"], result["reason"], result["payments"]) == (
         None,
@@ -2091,3 +2103,15 @@ def test_view_is_json_ready_and_hides_hands(impl):
         assert v["game"] == "cuajo" and v["viewer"] == seat
     assert all(h is not None for h in run.view()["concealed"])
     assert isinstance(run.state.observation_tensor(0), np.ndarray)
+
+
+def test_fl07_no_secret_after_an_empty_stock_take_without_secret_on_winning_turn(impl):
+    """After the empty-stock take the turn must end in a win; with
+    ``secret_on_winning_turn = false`` a secret would forbid it, so none is offered."""
+    run = Run(impl, fl07_deal(), secret_on_winning_turn=False)
+    run.act(3, "discard JE")
+    run.cycles(0, 49)
+    run.act(1, "draw")
+    run.act(1, "discard 4E")
+    run.act(2, "take")
+    assert run.legal() == ["win"]

@@ -1001,8 +1001,9 @@ def test_natural_win_and_option() -> None:
 def test_dead_hand_at_the_opening() -> None:
     kings = " ".join(["KO KC KE KB"] * 4)
     state = new_state(build_deck(0, {0: kings}, "HB"), dealer_natural_win=False)
-    assert state.is_terminal() and state.history() == []
-    assert state.view()["result"]["reason"] == "dead_hand"
+    assert state.legal_actions() == [PASS]  # secrets would not help: the only action is a pass
+    state.apply_action(PASS)
+    assert state.is_terminal() and state.view()["result"]["reason"] == "dead_hand"
     state = new_state(build_deck(0, {0: kings}, "HB"))
     assert state.legal_actions() == sorted([SECRET_BASE + k for k in (6, 13, 20, 27)] + [WIN])
 

@@ -771,7 +771,6 @@ class CuajoState(ReferenceState):
         self._event(None, f"hand {index}: dealer {_p(dealer)}, sowee {_fmt(h.sowee)}")
         for q in range(NUM_PLAYERS):
             self._event(q, f"{_p(q)} is dealt {_text(sorted(received[q]))}")
-        self._check_dead()
 
     def _pay(self, to: int, amounts: dict[int, int]) -> None:
         h = self._hand
@@ -790,17 +789,23 @@ class CuajoState(ReferenceState):
         h.phase = "action"
         h.to_play = h.current = c
         h.claimants = []
-        self._check_dead()
 
-    def _check_dead(self) -> None:
-        """Rules A-45: a player who must discard but can neither discard nor win."""
+    def _dead(self, c: int) -> bool:
+        """Rules A-45: a player who must discard but can neither discard nor win; his only
+        action is ``pass``, a wash."""
+        return not self._discard_options(c) and not self._win_allowed(c)
+
+    def _secret_allowed(self, c: int, kind: int, count: int) -> bool:
+        """After taking the last discard from an empty stock the turn must end in a win: only
+        secrets (``count`` cards of ``kind`` laid down) that keep the hand complete."""
         h = self._hand
-        if h.phase not in ("opening", "action"):
-            return
-        c = h.current
-        if not self._discard_options(c) and not self._win_allowed(c):
-            self._event(None, f"{_p(c)} can neither discard nor win: dead hand")
-            self._end_hand("dead_hand")
+        if not h.empty_take:
+            return True
+        if not self._cfg["secret_on_winning_turn"]:
+            return False
+        pool = self._pool(c)
+        pool[kind] -= count
+        return self._partitionable(pool)
 
     def _start_turn(self, c: int) -> None:
         h = self._hand
@@ -876,7 +881,7 @@ class CuajoState(ReferenceState):
         h = self._hand
         h.purro[s] = True
         kings = [k for k in KINGS if h.concealed[s][k] > 0]
-        if self._cfg["purro_marker"] == "player_choice" and len(kings) >= 2:
+        if self._cfg["purro_marker"] == "player_choice" and kings:
             self._event(None, f"{_p(s)} calls purro")
             h.phase = "marker"
             h.to_play = s
@@ -927,7 +932,6 @@ class CuajoState(ReferenceState):
         self._pay(c, {o: amount for o in self._opponents(c)})
         h.secret_this_turn = True
         self._fix_marker(c)
-        self._check_dead()
 
     def _win(self, w: int, source: str, card: int | None) -> None:
         self._event(
@@ -1056,10 +1060,16 @@ class CuajoState(ReferenceState):
         c = h.to_play
         phase = h.phase
         if phase in ("opening", "action"):
+            if self._dead(c):
+                return [PASS]
             hand = h.concealed[c]
             out = [DISCARD_BASE + t for t in self._discard_options(c)]
-            out += [SECRET_BASE + t for t in range(NUM_KINDS) if hand[t] == 4]
-            if hand[h.sowee] == 3:
+            out += [
+                SECRET_BASE + t
+                for t in range(NUM_KINDS)
+                if hand[t] == 4 and self._secret_allowed(c, t, 4)
+            ]
+            if hand[h.sowee] == 3 and self._secret_allowed(c, h.sowee, 3):
                 out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != h.sowee and hand[x] >= 1]
             if self._win_allowed(c):
                 out.append(WIN)
@@ -1119,7 +1129,10 @@ class CuajoState(ReferenceState):
             self._event(None, f"{_p(c)} claims {_fmt(x)} from {_p(drawer)}")
             self._win(c, "claim", x)
         elif action == PASS:
-            if phase == "draw":
+            if phase in ("opening", "action"):
+                self._event(None, f"{_p(c)} can neither discard nor win: dead hand")
+                self._end_hand("dead_hand")
+            elif phase == "draw":
                 self._event(None, f"{_p(c)} passes: the stock is empty")
                 self._end_hand("empty_stock")
             elif phase == "drawer_option":

@@ -628,21 +628,34 @@ impl Cuajo {
         self.turn_of = self.dealer;
         self.current = self.dealer;
         self.phase = Phase::Opening;
-        self.check_dead_hand();
     }
 
-    /// A player in the opening or action phase who can neither discard nor win: a wash.
-    fn check_dead_hand(&mut self) {
+    /// A player in the opening or action phase who can neither discard nor win: his only
+    /// action is `pass`, which ends the hand as a wash.
+    fn dead_hand(&self) -> bool {
         let s = self.turn_of as usize;
-        if !(0..KINDS).any(|k| self.discard_legal(s, k)) && !self.win_legal(s) {
-            self.wash(Reason::DeadHand);
+        !(0..KINDS).any(|k| self.discard_legal(s, k)) && !self.win_legal(s)
+    }
+
+    /// After taking the last discard from an empty stock only a win can end the turn: a secret
+    /// is offered only if the hand stays complete after it.
+    fn secret_keeps_win(&self, s: usize, secret: Secret) -> bool {
+        if !self.last_take {
+            return true;
         }
+        let mut p = self.pool(s);
+        let (k, n) = if secret.sowee {
+            (self.sowee as usize, 3)
+        } else {
+            (secret.card as usize, 4)
+        };
+        p[k] -= n;
+        self.rules.secret_then_win && partitionable(&p, self.melds())
     }
 
     fn enter_action(&mut self) {
         self.phase = Phase::Action;
         self.current = self.turn_of;
-        self.check_dead_hand();
     }
 
     // --- Transitions ---------------------------------------------------------------------------
@@ -684,7 +697,6 @@ impl Cuajo {
                 self.marker[s] = self.lowest_king(s);
             }
         }
-        self.check_dead_hand();
     }
 
     fn reveal_required(&self, c: usize) -> bool {
@@ -781,10 +793,8 @@ impl Cuajo {
     /// Makes `s` purro; `true` if a marker decision is now due.
     fn call_purro(&mut self, s: usize) -> bool {
         self.purro[s] = true;
-        let suits = (0..4)
-            .filter(|&suit| self.concealed[s][kind(suit, KING)] > 0)
-            .count();
-        if self.rules.marker_choice && suits >= 2 {
+        let kings = (0..4).any(|suit| self.concealed[s][kind(suit, KING)] > 0);
+        if self.rules.marker_choice && kings {
             self.phase = Phase::Marker;
             self.current = s as u8;
             true
@@ -1034,6 +1044,83 @@ impl Cuajo {
             .join(" ")
     }
 
+    /// A random deal of the `hidden` deck positions consistent with what `seat` saw the other
+    /// seats discard and lay in secrets: each such card that is not publicly known to be in
+    /// that seat's hand goes to one of its hidden cards received before (dealt, or drawn
+    /// unseen); the other hidden cards are shuffled into the remaining places. The seats in
+    /// the bit set `keep` keep their hidden cards. `None` if the cards cannot be placed so.
+    fn propose(
+        start: &Self,
+        actions: &[Action],
+        seat: usize,
+        hidden: &[usize],
+        keep: u8,
+        rng: &mut Rng,
+    ) -> Option<Vec<u8>> {
+        let mut deck = start.deck.to_vec();
+        let mut unplaced = [0u8; KINDS];
+        hidden.iter().for_each(|&i| unplaced[deck[i] as usize] += 1);
+        let mut placed = [false; DECK];
+        let mut slots: [Vec<usize>; SEATS] = Default::default();
+        let place = |pos: usize, placed: &mut [bool; DECK], unplaced: &mut Counts| {
+            placed[pos] = true;
+            unplaced[start.deck[pos] as usize] -= 1;
+        };
+        for i in 0..SOWEE_POS {
+            let q = recipient(start.dealer as usize, i);
+            if q != seat && keep & (1 << q) != 0 {
+                place(i, &mut placed, &mut unplaced);
+            } else {
+                slots[q].push(i);
+            }
+        }
+        let mut public = [[0u8; KINDS]; SEATS];
+        let mut s = start.clone();
+        for &a in actions {
+            let q = s.current as usize;
+            let needs: &[(usize, u8)] = match a {
+                Action::Discard(k) => &[(k as usize, 1)],
+                Action::Secret(k) => &[(k as usize, 4)],
+                Action::SoweeSecret(x) => &[(s.sowee as usize, 3), (x as usize, 1)],
+                _ => &[],
+            };
+            for &(k, n) in needs.iter().filter(|_| q != seat && keep & (1 << q) == 0) {
+                for _ in 0..n {
+                    if public[q][k] > 0 {
+                        public[q][k] -= 1;
+                        continue;
+                    }
+                    if slots[q].is_empty() || unplaced[k] == 0 {
+                        return None;
+                    }
+                    let pos = slots[q].swap_remove(rng.below(slots[q].len() as u64) as usize);
+                    deck[pos] = k as u8;
+                    unplaced[k] -= 1;
+                    placed[pos] = true;
+                }
+            }
+            match a {
+                Action::Draw if s.reveal_required(q) => {
+                    public[q][deck[s.stock_at as usize] as usize] += 1
+                }
+                Action::Draw if keep & (1 << q) != 0 && q != seat => {
+                    place(s.stock_at as usize, &mut placed, &mut unplaced)
+                }
+                Action::Draw => slots[q].push(s.stock_at as usize),
+                Action::Take => public[q][s.top_discard()? as usize] += 1,
+                _ => {}
+            }
+            s.apply_unchecked(a);
+        }
+        let mut rest: Vec<u8> = (0..KINDS as u8)
+            .flat_map(|k| std::iter::repeat_n(k, unplaced[k as usize] as usize))
+            .collect();
+        rng.shuffle(&mut rest);
+        let free = hidden.iter().filter(|&&i| !placed[i]);
+        free.zip(rest).for_each(|(&i, c)| deck[i] = c);
+        Some(deck)
+    }
+
     /// What every seat sees of the hidden hands' consequences: purro, markers, penalties.
     fn public_status(&self) -> [u8; 3 * SEATS] {
         std::array::from_fn(|i| {
@@ -1080,6 +1167,16 @@ impl Cuajo {
             orig.apply_unchecked(a);
             out.push(a);
             trace.push(s.public_status());
+        }
+        // Where the true state is at a decision `seat` sees, the new one must be there too.
+        if !orig.hidden_from(seat) {
+            while s.hidden_from(seat) && (s.current, s.phase) != (orig.current, orig.phase) {
+                s.apply_unchecked(Action::Pass);
+                out.push(Action::Pass);
+            }
+            if (s.current, s.phase) != (orig.current, orig.phase) {
+                return None;
+            }
         }
         Some((s, out, trace))
     }
@@ -1231,6 +1328,7 @@ impl Game for Cuajo {
     fn legal_actions(&self, out: &mut Vec<Action>) {
         let s = self.current as usize;
         match self.phase {
+            Phase::Opening | Phase::Action if self.dead_hand() => out.push(Action::Pass),
             Phase::Opening | Phase::Action => {
                 let hand = &self.concealed[s];
                 out.extend(
@@ -1238,16 +1336,26 @@ impl Game for Cuajo {
                         .filter(|&k| self.discard_legal(s, k))
                         .map(|k| Action::Discard(k as u8)),
                 );
+                let normal = |k: usize| Secret {
+                    sowee: false,
+                    card: k as u8,
+                };
                 out.extend(
                     (0..KINDS)
-                        .filter(|&k| hand[k] == 4)
+                        .filter(|&k| hand[k] == 4 && self.secret_keeps_win(s, normal(k)))
                         .map(|k| Action::Secret(k as u8)),
                 );
                 let w = self.sowee as usize;
+                let sowee = |k: usize| Secret {
+                    sowee: true,
+                    card: k as u8,
+                };
                 if hand[w] == 3 {
                     out.extend(
                         (0..KINDS)
-                            .filter(|&k| k != w && hand[k] > 0)
+                            .filter(|&k| {
+                                k != w && hand[k] > 0 && self.secret_keeps_win(s, sowee(k))
+                            })
                             .map(|k| Action::SoweeSecret(k as u8)),
                     );
                 }
@@ -1319,6 +1427,7 @@ impl Game for Cuajo {
                 self.win(s, Source::Claim, Some(x));
             }
             (Phase::Draw, Action::Pass) => self.wash(Reason::EmptyStock),
+            (Phase::Opening | Phase::Action, Action::Pass) => self.wash(Reason::DeadHand),
             (Phase::DrawerOption, Action::Pass) => {
                 self.phase = Phase::Claim;
                 self.current = self.claimants[0];
@@ -1564,7 +1673,8 @@ impl Game for Cuajo {
             if self.purro[q] {
                 let m = match self.marker[q] {
                     Marker::King(suit) => name(kind(suit as usize, KING)),
-                    _ => "coin".into(),
+                    Marker::Coin => "coin".into(),
+                    Marker::None => "choosing a marker".into(),
                 };
                 let _ = write!(flags, " PURRO ({m})");
             }
@@ -1691,23 +1801,44 @@ impl Game for Cuajo {
         }
         let target = s.view(Some(seat));
         let hidden: Vec<usize> = (0..DECK).filter(|&i| !seen[i]).collect();
+        let accepts = |deck: &[u8]| {
+            Self::replay_hidden(start, deck, actions, seat)
+                .filter(|(t, _, seen)| *seen == trace && t.view(Some(seat)) == target)
+                .map(|(_, acts, _)| acts)
+        };
+        // Start from a fresh deal when one passes (they fail when a hand's purro or a claim
+        // cannot be matched), else from the true one; then a walk of swaps of hidden cards,
+        // each kept only if the replay stays indistinguishable for `seat`.
         let mut deck = start.deck.to_vec();
         let mut acts = actions.to_vec();
-        if hidden.len() < 2 {
-            return Some((deck, acts));
+        // Seats that were purro: their hands rarely keep waits when re-dealt, so if fresh deals
+        // all fail, these keep their hidden cards and only the others are re-dealt.
+        let mut was_purro = 0u8;
+        let mut t = start.clone();
+        for &a in actions {
+            t.apply_unchecked(a);
+            (0..SEATS)
+                .filter(|&q| t.purro[q] || t.penalty[q] > 0)
+                .for_each(|q| was_purro |= 1 << q);
         }
-        // A random walk of swaps of hidden cards, each kept only if the replay stays
-        // indistinguishable for `seat`.
-        for _ in 0..12 {
+        for keep in [0u8; 8].into_iter().chain([was_purro; 8]) {
+            if let Some(fresh) = Self::propose(start, actions, seat, &hidden, keep, rng) {
+                if let Some(new) = accepts(&fresh) {
+                    (deck, acts) = (fresh, new);
+                    break;
+                }
+            }
+        }
+        for _ in 0..2 * hidden.len().min(16) {
             let i = hidden[rng.below(hidden.len() as u64) as usize];
             let j = hidden[rng.below(hidden.len() as u64) as usize];
             if deck[i] == deck[j] {
                 continue;
             }
             deck.swap(i, j);
-            match Self::replay_hidden(start, &deck, actions, seat) {
-                Some((t, new, seen)) if seen == trace && t.view(Some(seat)) == target => acts = new,
-                _ => deck.swap(i, j),
+            match accepts(&deck) {
+                Some(new) => acts = new,
+                None => deck.swap(i, j),
             }
         }
         Some((deck, acts))
