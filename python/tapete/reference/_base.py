@@ -124,8 +124,9 @@ def check_seed(seed: object) -> int:
 
 
 def check_deck(deck: object, pack: Pack) -> list[int]:
-    """Card ids of a whole ``pack`` in a given order, top card first (strings or ids)."""
-    size = pack.num_kinds
+    """Card ids of a whole ``pack`` in a given order, top card first (strings or ids); a pack
+    with copies (Cuajo's) holds each kind ``copies`` times."""
+    size = len(pack.full_pack())
     if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
         raise ConfigError(
             f"a deck must be a list of {size} card strings, top card first, got {deck!r}"
@@ -133,15 +134,19 @@ def check_deck(deck: object, pack: Pack) -> list[int]:
     ids: list[int] = []
     for card in deck:
         number = as_int(card)
-        if number is not None and 0 <= number < size:
+        if number is not None and 0 <= number < pack.num_kinds:
             ids.append(number)
             continue
         try:
             ids.append(pack.parse(card))
         except ParseError as err:
             raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != list(range(size)):
-        raise ConfigError(f"a deck must hold each of the {size} cards exactly once")
+    if sorted(ids) != pack.full_pack():
+        times = "once" if pack.copies == 1 else f"{pack.copies} times"
+        raise ConfigError(
+            f"a deck must hold each of the {pack.num_kinds} cards exactly {times} "
+            f"({size} cards, got {len(ids)})"
+        )
     return ids
 
 
@@ -336,7 +341,7 @@ class ReferenceState:
 
     def _draw_deck(self, index: int) -> list[int]:
         """The deck of deal ``index`` (a given one, else shuffled), recorded in ``_decks``."""
-        deck = self._game._pack.ids()
+        deck = self._game._pack.full_pack()
         self._rng.shuffle(deck)  # always drawn, even when a deck is given
         if index < len(self._given):
             deck = list(self._given[index])

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -29,15 +28,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.errors import IllegalActionError, ParseError
 from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
     ReferenceState,
     TensorBlocks,
-    as_int,
     boolean,
-    check_seed,
     choice,
     first_dealer,
     int_in,
@@ -45,7 +42,7 @@ from tapete.reference._base import (
 )
 from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import CUAJO
-from tapete.reference.rng import MASK64, SplitMix64
+from tapete.reference.rng import SplitMix64
 
 __all__ = [
     "CLAIM",
@@ -403,30 +400,6 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
     return {key: cfg[key] for key in _DEFAULTS}
 
 
-def _check_deck(deck: object) -> list[int]:
-    """A whole Cuajo deck (112 cards, each kind four times), top card first: kind ids."""
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(
-            f"a deck must be a list of {PACK_SIZE} card strings, top card first, got {deck!r}"
-        )
-    ids: list[int] = []
-    for card in deck:
-        number = as_int(card)
-        if number is not None and 0 <= number < NUM_KINDS:
-            ids.append(number)
-            continue
-        try:
-            ids.append(CUAJO.parse(card))
-        except ParseError as err:
-            raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != CUAJO.full_pack():
-        raise ConfigError(
-            f"a deck must hold {PACK_SIZE} cards, each of the {NUM_KINDS} kinds exactly "
-            f"{COPIES} times (got {len(ids)} cards)"
-        )
-    return ids
-
-
 def deal_seat(dealer: int, i: int) -> int:
     """Seat receiving deck position ``i`` (0..60) of the deal (docs/rules/cuajo.md)."""
     if i < 21:
@@ -463,69 +436,6 @@ class CuajoGame(ReferenceGame["CuajoState"]):
 
     def max_game_length(self) -> int:
         return int(self._cfg["hands_per_match"]) * (12 * int(self._cfg["max_turns"]) + 12)
-
-    def new_initial_state(
-        self,
-        seed: int | None = None,
-        deck: Sequence[str] | None = None,
-        decks: Sequence[Sequence[str]] | None = None,
-    ) -> CuajoState:
-        if deck is not None and decks is not None:
-            raise ConfigError("give either deck or decks, not both")
-        given: list[list[int]] = []
-        if deck is not None:
-            given = [_check_deck(deck)]
-        elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
-            given = [_check_deck(d) for d in decks]
-        return self._new_state(check_seed(seed), given)
-
-    def deserialize_state(self, data: str) -> CuajoState:
-        # As ReferenceGame.deserialize_state, with Cuajo's decks of 112 cards.
-        if not isinstance(data, str):
-            raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
-        try:
-            obj = json.loads(data)
-        except ValueError as err:
-            raise ParseError(f"serialized state is not valid JSON: {err}") from None
-        keys = {"game", "config", "seed", "decks", "rng", "history"}
-        if not isinstance(obj, dict) or set(obj) != keys:
-            raise ParseError(
-                "serialized state must be an object with keys game, config, seed, "
-                "decks, rng, history"
-            )
-        if obj["game"] != self._name:
-            raise ParseError(f"serialized state is not a {self._name} state: {obj['game']!r}")
-        if not isinstance(obj["config"], dict):
-            raise ParseError("serialized config must be an object")
-        try:
-            other = type(self)(**obj["config"])
-        except ConfigError as err:
-            raise ParseError(f"serialized config is invalid: {err}") from None
-        if other != self:
-            raise ParseError("serialized state belongs to a game with another configuration")
-        seed, rng, history, decks = obj["seed"], obj["rng"], obj["history"], obj["decks"]
-        for name, value in (("seed", seed), ("rng", rng)):
-            number = as_int(value)
-            if number is None or not 0 <= number <= MASK64:
-                raise ParseError(f"serialized {name} must be an integer in [0, 2**64)")
-        if not isinstance(history, list) or not all(as_int(a) is not None for a in history):
-            raise ParseError("serialized history must be a list of action ids")
-        if not isinstance(decks, list):
-            raise ParseError("serialized decks must be a list of decks")
-        try:
-            given = [_check_deck(deck) for deck in decks]
-        except ConfigError as err:
-            raise ParseError(f"serialized deck is invalid: {err}") from None
-        state = self._new_state(seed, given)
-        for i, action in enumerate(history):
-            try:
-                state.apply_action(action)
-            except IllegalActionError as err:
-                raise ParseError(f"serialized history entry {i} is illegal: {err}") from None
-        state._rng.state = rng
-        return state
 
 
 # ----------------------------------------------------------------------------------------------
@@ -745,16 +655,6 @@ class CuajoState(ReferenceState):
         return PACK_SIZE - self._hand.pos
 
     # ---------------------------------------------------------------- hand flow ------------
-
-    def _draw_deck(self, index: int) -> list[int]:
-        """The deck of deal ``index``: the sorted 112-card pack shuffled (always drawn), or the
-        given deck; recorded in ``_decks``."""
-        deck = CUAJO.full_pack()
-        self._rng.shuffle(deck)
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
-        return deck
 
     def _start_hand(self, index: int, dealer: int) -> None:
         deck = self._draw_deck(index)
