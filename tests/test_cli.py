@@ -15,6 +15,9 @@ import pytest
 
 import tapete
 from tapete import cli
+from tapete.cli import cau_robat as cli_cau_robat
+from tapete.cli import cicera as cli_cicera
+from tapete.cli import cuajo as cli_cuajo
 from tapete.cli import main, parse_options
 from tapete.reference.rng import SplitMix64
 
@@ -492,7 +495,9 @@ def test_cicera_narration_of_every_capture() -> None:
                 actor = state.current_player()
                 text = state.action_to_string(action)
                 state.apply_action(action)
-                cli.narrate_cicera(console, cli.Move(game, before, state, actor, action, text, 0))
+                cli_cicera.narrate_cicera(
+                    console, cli.Move(game, before, state, actor, action, text, 0)
+                )
             out = buffer.getvalue()
             view = state.view()
             told = [
@@ -728,10 +733,10 @@ def test_cau_robat_narration_follows_the_engine(config: dict[str, Any]) -> None:
             state.apply_action(action)
             move = cli.Move(game, before, state, actor, action, text, seat)
             before_view, after_view = before.view(seat), state.view(seat)
-            _, position = cli._cr_resolve(before_view, actor, cards[-1], game.config())
+            _, position = cli_cau_robat._cr_resolve(before_view, actor, cards[-1], game.config())
             over = len(after_view["past_hands"]) > len(before_view["past_hands"])
-            assert cli._cr_consistent(before_view, after_view, position, over)
-            cli.narrate_cau_robat(console, move)
+            assert cli_cau_robat._cr_consistent(before_view, after_view, position, over)
+            cli_cau_robat.narrate_cau_robat(console, move)
         out = buffer.getvalue()
         told = [m.group(1) for m in map(CR_PLAY_LINE.match, out.splitlines()) if m]
         assert told == cards
@@ -846,7 +851,7 @@ def cuajo_script(
                 first = None
             action = choose(state, person)
             text = state.action_to_string(action)
-            key = cli._cj_move_key(state, action)
+            key = cli_cuajo._cj_move_key(state, action)
             if text.startswith("discard "):
                 key = key.lower() if own % 2 else text
                 own += 1
@@ -1198,7 +1203,7 @@ def test_cuajo_move_keys() -> None:
     are not keys."""
     state = tapete.load_game("cuajo").new_initial_state(3)
     legal = state.legal_actions()
-    keys = {cli._cj_move_key(state, a).lower(): a for a in legal}
+    keys = {cli_cuajo._cj_move_key(state, a).lower(): a for a in legal}
     assert len(keys) == len(legal)
     for action in legal:
         text = state.action_to_string(action)
@@ -1211,7 +1216,7 @@ def test_cuajo_move_keys() -> None:
     while state.current_player() != 0 or state.view(0)["phase"] != "draw":
         state.apply_action(state.legal_actions()[0])
     legal = state.legal_actions()
-    keys = {cli._cj_move_key(state, a).lower(): a for a in legal}
+    keys = {cli_cuajo._cj_move_key(state, a).lower(): a for a in legal}
     assert set(keys) == {"d", "t"}
     assert cli.parse_move(state, legal, "T", keys, "key") == state.string_to_action("take")
     assert cli.parse_move(state, legal, "draw", keys, "key") == state.string_to_action("draw")
@@ -1225,7 +1230,7 @@ def test_cuajo_move_keys() -> None:
         ("purro", "y"),
         ("no-purro", "n"),
     ):
-        assert cli._cj_move_key(state, state.string_to_action(text)) == key
+        assert cli_cuajo._cj_move_key(state, state.string_to_action(text)) == key
 
 
 def test_cuajo_hand_split_agrees_with_the_evaluators() -> None:
@@ -1233,8 +1238,8 @@ def test_cuajo_hand_split_agrees_with_the_evaluators() -> None:
     secrets and the options) leaves nothing over exactly when the hand is complete, gives the
     same waits, and its groups are combinations that, with the cards left over, make up the
     hand."""
-    rules = cli._CjRules(quad_ok=True, triple=None, sowee="KO", dead_waits_count=True)
-    pack = [card for card in cli.CJ_KINDS for _ in range(4)]
+    rules = cli_cuajo._CjRules(quad_ok=True, triple=None, sowee="KO", dead_waits_count=True)
+    pack = [card for card in cli_cuajo.CJ_KINDS for _ in range(4)]
     triples = [
         [f"{r}{s}" for s in suits] for r in "A345JHK" for suits in ("OCE", "OCB", "OEB", "CEB")
     ]
@@ -1247,8 +1252,8 @@ def test_cuajo_hand_split_agrees_with_the_evaluators() -> None:
             cards = [c for _ in range(5) for c in rng.choice(triples)] + [rng.choice(pack)]
             if any(cards.count(c) > 4 for c in cards):
                 continue
-        cards.sort(key=cli._cj_id)
-        groups, loose = cli._cj_split(cards, rules)
+        cards.sort(key=cli_cuajo._cj_id)
+        groups, loose = cli_cuajo._cj_split(cards, rules)
         assert sorted([*loose, *(c for g in groups for c in g)]) == sorted(cards)
         for group in groups:
             ranks = {c[0] for c in group}
@@ -1264,8 +1269,8 @@ def test_cuajo_hand_split_agrees_with_the_evaluators() -> None:
         fifteen = cards[1:]
         expected = [
             kind
-            for kind in cli.CJ_KINDS
-            if fifteen.count(kind) < 4 and not cli._cj_split([*fifteen, kind], rules)[1]
+            for kind in cli_cuajo.CJ_KINDS
+            if fifteen.count(kind) < 4 and not cli_cuajo._cj_split([*fifteen, kind], rules)[1]
         ]
         assert tapete.cuajo.waits(fifteen) == expected
     assert complete > 20

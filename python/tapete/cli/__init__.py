@@ -1,0 +1,705 @@
+"""The ``tapete`` command line: list the games, play one against random bots, time self-play.
+
+    tapete games
+    tapete play spoil_five --seat 0 --seed 3 jinking=false
+    tapete play cicera --seed 3 game_mode=single_hand
+    tapete play cau_robat --players 3 --seed 3 hands_to_win=2
+    tapete play cuajo --seat 1 --seed 3 hands_per_match=2
+    tapete selfplay spoil_five --games 10000 --seed 1 players=5
+
+Everything generic (the game list, option parsing, self-play, the play loop) works for any
+registered game. What depends on a game's ``view()`` layout is the table drawing and the move
+narration of ``play``, kept in a small :class:`GameUI` per game, one module each
+(``tapete.cli.spoil_five`` … ``tapete.cli.cuajo``, gathered in :data:`GAME_UIS`); a game without
+one is drawn with ``state.observation_string(seat)`` and narrated from what is new in
+``state.information_state_string(seat)``, so it never shows a person what their seat may not know.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+import tapete
+from tapete import ConfigError, Game, State, TapeteError
+from tapete.cli import cau_robat, cicera, cuajo, spoil_five
+from tapete.cli._ui import (
+    HELP_WORDS,
+    MAX_SEED,
+    PLAYER_PROBE,
+    QUIT_WORDS,
+    CliError,
+    GameUI,
+    Move,
+    _no_bold,
+    draw_generic,
+    french_card_style,
+    narrate_generic,
+    plain_card_style,
+    spanish_card_style,
+    styled_action,
+)
+
+__all__ = ["GAME_UIS", "GameUI", "Move", "main", "parse_options"]
+
+GAME_UIS: dict[str, GameUI] = {
+    "spoil_five": spoil_five.UI,
+    "cicera": cicera.UI,
+    "cau_robat": cau_robat.UI,
+    "cuajo": cuajo.UI,
+}
+CARD_STYLES: dict[str, Callable[[str], str]] = {
+    "spoil_five": french_card_style,
+    "cicera": french_card_style,
+    "cau_robat": spanish_card_style,
+    "cuajo": spanish_card_style,
+}
+
+
+def ui_for(name: str) -> GameUI:
+    return GAME_UIS.get(name) or GameUI(
+        title=name.replace("_", " ").title(),
+        draw=draw_generic,
+        narrate=narrate_generic,
+        card_style=CARD_STYLES.get(name, plain_card_style),
+        bold_cards=_no_bold,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Options and games
+
+
+def parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` items to a config dict: values parsed as JSON when possible, else strings."""
+    config: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise CliError(f"bad option {item!r}: expected key=value, e.g. jinking=false")
+        if key in config:
+            raise CliError(f"option {key!r} is given twice")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text
+        config[key] = value
+    return config
+
+
+def _game_config(name: str, players: int | None, options: Sequence[str]) -> dict[str, Any]:
+    """The config of ``key=value`` options and ``--players``; a player count for a game whose
+    count is fixed (no ``players`` option, e.g. Cicera's four) is refused with a clear message."""
+    config = parse_options(options)
+    if players is not None:
+        if "players" in config and config["players"] != players:
+            raise CliError("the number of players is given twice (--players and players=)")
+    if players is not None or "players" in config:
+        default = load(name, {})
+        if "players" not in default.config():
+            given = "--players" if players is not None else "the option players="
+            raise CliError(
+                f"{name} is always played by {default.num_players()} players: "
+                f"{given} does not apply to it"
+            )
+    if players is not None:
+        config["players"] = players
+    return config
+
+
+def load(name: str, config: dict[str, Any]) -> Game:
+    try:
+        return tapete.load_game(name, **config)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def new_state(game: Game, seed: int) -> State:
+    try:
+        return game.new_initial_state(seed)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def fresh_seed() -> int:
+    return random.SystemRandom().randrange(2**32)
+
+
+def format_value(value: Any) -> str:
+    """A config value as it is typed on the command line (``key=value``)."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def player_counts(name: str, game: Game) -> str:
+    config = game.config()
+    if "players" not in config:
+        return str(game.num_players())
+    accepted = []
+    for k in PLAYER_PROBE:
+        try:
+            tapete.load_game(name, players=k)
+        except ConfigError:
+            continue
+        accepted.append(k)
+    runs: list[list[int]] = []
+    for k in accepted:
+        if runs and runs[-1][-1] == k - 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    text = ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+    return f"{text} (default {config['players']})"
+
+
+def cmd_games(console: Console) -> int:
+    table = Table(title="tapete games", box=box.ROUNDED, show_lines=True, title_style="bold")
+    table.add_column("game", style="bold cyan", no_wrap=True)
+    table.add_column("players", no_wrap=True)
+    table.add_column("options (key=default)")
+    for name in tapete.list_games():
+        game = tapete.load_game(name)
+        options = Text()
+        for key, value in game.config().items():
+            if key == "players":
+                continue
+            if options:
+                options.append("\n")
+            options.append(key, style="green")
+            options.append("=")
+            options.append(format_value(value))
+        label = Text(name)
+        label.append(f"\n{ui_for(name).title}", style="dim")
+        table.add_row(label, player_counts(name, game), options)
+    console.print(table)
+    console.print(
+        Text(
+            "Options are given as key=value (JSON values: jinking=false, "
+            "partnerships=[[0,2],[1,3]]); rules: docs/rules/<game>.md",
+            style="dim",
+        )
+    )
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# play
+
+
+def _read_line(console: Console, prompt: Text) -> str | None:
+    console.print(prompt, end="")
+    try:
+        line = input()
+    except EOFError:
+        console.print()
+        return None
+    if not sys.stdin.isatty():
+        console.print(Text(line), highlight=False)  # echo piped input so transcripts read well
+    return line
+
+
+def _move_keys(ui: GameUI, state: State, legal: list[int]) -> dict[str, int] | None:
+    """The words typed for the legal actions (lower case), when the game has them."""
+    if ui.move_key is None:
+        return None
+    return {ui.move_key(state, action).lower(): action for action in legal}
+
+
+def _print_moves(console: Console, ui: GameUI, state: State, seat: int, legal: list[int]) -> None:
+    if ui.print_moves is not None:
+        ui.print_moves(console, state, seat, legal)
+        return
+    bold = ui.bold_cards(state, seat)
+    items = []
+    for number, action in enumerate(legal, start=1):
+        label = ui.move_key(state, action) if ui.move_key else str(number)
+        item = Text(f"{label:>2}", style="bold cyan")
+        item.append(" ")
+        item.append_text(styled_action(state.action_to_string(action), ui.card_style, bold))
+        items.append(item)
+    width = max(len(item) for item in items) + 3
+    per_row = max(1, min(len(items), (console.width - 2) // width))
+    title = ui.moves_title(state, seat) if ui.moves_title else Text("Your moves:", style="bold")
+    console.print(title)
+    for start in range(0, len(items), per_row):
+        row = Text("  ")
+        for item in items[start : start + per_row]:
+            row.append_text(item)
+            row.append(" " * (width - len(item)))
+        row.rstrip()
+        console.print(row)
+
+
+def parse_move(
+    state: State,
+    legal: list[int],
+    text: str,
+    keys: dict[str, int] | None = None,
+    key_name: str = "number",
+) -> int:
+    """The legal action that ``text`` names: a number in the move list (or, when the game gives
+    ``keys``, one of those words: a rank in Cau Robat), an action string, or just the argument
+    of one (``2h`` for ``play 2H``, ``7`` for ``play 7``) when that names exactly one legal
+    move."""
+    text = " ".join(text.split())
+    if keys is not None:
+        word = str(int(text)) if text.isascii() and text.isdigit() else text.lower()
+        if word in keys:
+            return keys[word]
+        if text.isascii() and text.isdigit():
+            raise CliError(
+                f"{text!r} is not the {key_name} of a move now: type one of {', '.join(keys)}"
+            )
+    elif text.isascii() and text.isdigit():
+        number = int(text)
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
+        raise CliError(f"there is no move {number}: choose a number from 1 to {len(legal)}")
+    try:
+        action = state.string_to_action(text)
+    except TapeteError as error:
+        verbs = dict.fromkeys(state.action_to_string(a).split(" ")[0] for a in legal)
+        found: set[int] = set()
+        illegal: set[int] = set()
+        for verb in verbs:
+            try:
+                candidate = state.string_to_action(f"{verb} {text}")
+            except TapeteError:
+                continue
+            (found if candidate in legal else illegal).add(candidate)
+        if len(found) == 1:
+            return found.pop()
+        if len(found) > 1:
+            names = " or ".join(repr(state.action_to_string(a)) for a in sorted(found))
+            raise CliError(
+                f"{text!r} could be {names}: type the whole move or its number"
+            ) from None
+        if illegal:
+            raise CliError(
+                f"{state.action_to_string(min(illegal))!r} is not legal now; "
+                "choose one of the moves listed"
+            ) from None
+        raise CliError(
+            f"{error}; type a move's {key_name} or an action such as "
+            f"{state.action_to_string(legal[0])!r}"
+        ) from None
+    if action not in legal:
+        raise CliError(
+            f"{state.action_to_string(action)!r} is not legal now; choose one of the moves listed"
+        )
+    return action
+
+
+def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    game = load(args.game, _game_config(args.game, args.players, args.options))
+    n = game.num_players()
+    seat: int = args.seat
+    if not 0 <= seat < n:
+        raise CliError(
+            f"seat {seat} is out of range: {game.name} with {n} players has seats 0 to {n - 1}"
+        )
+    seed: int = fresh_seed() if args.seed is None else args.seed
+    state = new_state(game, seed)
+    bots = random.Random(seed)
+    ui = ui_for(game.name)
+    intro = Text(f"{ui.title}", style="bold")
+    intro.append(f": you are seat {seat}, against {n - 1} random bot{'s' if n > 2 else ''}")
+    intro.append(
+        f" (seed {seed}). Type a move's {ui.key_name} or its text, 'help', or 'quit'.",
+        style="dim",
+    )
+    console.print(intro)
+    if not state.is_terminal() and state.current_player() != seat:
+        ui.draw(console, game, state, seat)
+
+    while not state.is_terminal():
+        actor = state.current_player()
+        legal = state.legal_actions()
+        if actor == seat:
+            ui.draw(console, game, state, seat)
+            _print_moves(console, ui, state, seat, legal)
+            while True:
+                line = _read_line(console, Text("Your move> ", style="bold green"))
+                if line is None or line.strip().lower() in QUIT_WORDS:
+                    console.print(Text("Bye: the game was left unfinished.", style="dim"))
+                    return 0
+                keys = _move_keys(ui, state, legal)
+                if line.strip().lower() in HELP_WORDS:
+                    example = f" (e.g. {next(iter(keys))!r})" if keys else ""
+                    console.print(
+                        Text(
+                            f"Type the {ui.key_name} of a move{example}, its text (case does "
+                            f"not matter, e.g. {state.action_to_string(legal[0])!r}), or 'quit'.",
+                            style="dim",
+                        )
+                    )
+                    _print_moves(console, ui, state, seat, legal)
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    action = parse_move(state, legal, line, keys, ui.key_name)
+                except CliError as error:
+                    console.print(Text(f"✗ {error}", style="red"))
+                    continue
+                break
+        else:
+            action = bots.choice(legal)
+        before = state.clone()
+        text = state.action_to_string(action)
+        try:
+            state.apply_action(action)
+        except TapeteError as error:  # cannot happen for a legal action; never a traceback
+            raise CliError(f"the engine refused {text!r}: {error}") from None
+        ui.narrate(console, Move(game, before, state, actor, action, text, seat))
+
+    ui.draw(console, game, state, seat)
+    console.print()
+    console.rule(Text("Game over", style="bold"))
+    returns = state.returns()
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("seat", justify="right")
+    unit = f" ({ui.unit})" if ui.unit else ""
+    table.add_column(f"return{unit}", justify="right")
+    best = max(returns)
+    for s, value in enumerate(returns):
+        style = "bold green" if value == best and value > 0 else ("red" if value < 0 else "")
+        table.add_row(f"{s} (you)" if s == seat else str(s), Text(_signed(value), style=style))
+    console.print(table)
+    console.print(
+        Text(
+            f"Returns: {[_number(r) for r in returns]}; yours: {_signed(returns[seat])}"
+            + (f" {ui.unit}" if ui.unit else ""),
+            style="bold",
+        )
+    )
+    return 0
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else round(value, 4)
+
+
+def _signed(value: float) -> str:
+    if float(value).is_integer():
+        return f"{int(value):+d}"
+    return f"{value:+.2f}"
+
+
+# --------------------------------------------------------------------------------------------
+# selfplay
+
+
+@dataclass
+class SelfPlayStats:
+    games: int
+    actions: int
+    seconds: float
+    sums: list[float]
+    squares: list[float]
+
+    def mean(self, seat: int) -> float:
+        return self.sums[seat] / self.games
+
+    def half_width(self, seat: int) -> float:
+        """Half the 95% interval of the mean: 1.96 · sd / √N (NaN for a single game)."""
+        if self.games < 2:
+            return math.nan
+        mean = self.mean(seat)
+        variance = max(0.0, (self.squares[seat] - self.games * mean * mean) / (self.games - 1))
+        return 1.96 * math.sqrt(variance / self.games)
+
+
+def play_random_games(
+    game: Game, choice: Callable[[list[int]], int], seeds: range, stats: SelfPlayStats
+) -> None:
+    """Random play of one game per seed; the hot loop of ``tapete selfplay``."""
+    new_initial_state = game.new_initial_state
+    sums = stats.sums
+    squares = stats.squares
+    actions = 0
+    for game_seed in seeds:
+        state = new_initial_state(game_seed)
+        legal_actions = state.legal_actions
+        apply_action = state.apply_action
+        while legal := legal_actions():
+            apply_action(choice(legal))
+        if not state.is_terminal():
+            raise CliError(f"seed {game_seed}: a state that is not over has no legal action")
+        actions += len(state.history())
+        for p, value in enumerate(state.returns()):
+            sums[p] += value
+            squares[p] += value * value
+    stats.actions += actions
+    stats.games += len(seeds)
+
+
+def play_native_games(game: Game, seeds: range, threads: int, stats: SelfPlayStats) -> None:
+    """The same random play inside the engine (``Game.play_random``), without the GIL."""
+    returns, lengths = game.play_random(len(seeds), seeds.start, threads)
+    for p in range(game.num_players()):
+        column = returns[:, p]
+        stats.sums[p] += float(column.sum())
+        stats.squares[p] += float((column * column).sum())
+    stats.actions += int(lengths.sum())
+    stats.games += len(seeds)
+
+
+def run_selfplay(
+    game: Game, games: int, seed: int, console: Console, native: bool = True, threads: int = 1
+) -> SelfPlayStats:
+    """Play ``games`` random games with seeds ``seed + i``, natively or driven from Python; a
+    transient progress bar is shown on a terminal once the run looks longer than a second.
+    Chunks last ~0.1 s (at most 1000 games from Python, 100,000 natively)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    n = game.num_players()
+    stats = SelfPlayStats(0, 0, 0.0, [0.0] * n, [0.0] * n)
+    choice = random.Random(seed).choice
+    progress: Progress | None = None
+    task = None
+    step = 8
+    start = time.perf_counter()
+    try:
+        while stats.games < games:
+            count = min(step, games - stats.games)
+            first = seed + stats.games
+            t0 = time.perf_counter()
+            if native:
+                play_native_games(game, range(first, first + count), threads, stats)
+            else:
+                play_random_games(game, choice, range(first, first + count), stats)
+            now = time.perf_counter()
+            rate = count / max(now - t0, 1e-9)
+            step = max(1, min(100_000 if native else 1000, int(rate * 0.1)))
+            if progress is None and console.is_terminal and stats.games < games:
+                if now - start + (games - stats.games) / rate > 1.0:
+                    progress = Progress(
+                        TextColumn("[bold]{task.description}"),
+                        BarColumn(),
+                        MofNCompleteColumn(),
+                        TextColumn("games"),
+                        TimeElapsedColumn(),
+                        TextColumn("eta"),
+                        TimeRemainingColumn(),
+                        console=console,
+                        transient=True,
+                        auto_refresh=False,  # no refresh thread competing with the hot loop
+                    )
+                    progress.start()
+                    task = progress.add_task(game.name, total=games)
+            if progress is not None and task is not None:
+                progress.update(task, completed=stats.games, refresh=True)
+    finally:
+        stats.seconds = time.perf_counter() - start
+        if progress is not None:
+            progress.stop()
+    return stats
+
+
+def _check_seed_range(seed: int, games: int) -> None:
+    if seed < 0 or seed + games > MAX_SEED:
+        raise CliError(
+            f"seed {seed} with {games} games: the game seeds seed … seed+games-1 "
+            f"must lie in 0 … 2^64-1"
+        )
+
+
+def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
+    games: int = args.games
+    game = load(args.game, _game_config(args.game, args.players, args.options))
+    seed: int = fresh_seed() if args.seed is None else args.seed
+    _check_seed_range(seed, games)
+    new_state(game, seed)  # a bad seed is reported before any work
+    stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
+    n = game.num_players()
+    title = f"{game.name} · {n} players · {games:,} random game{'s' if games > 1 else ''}"
+    table = Table(title=title, box=box.ROUNDED, title_style="bold")
+    table.add_column("seat", justify="right", style="bold")
+    unit = ui_for(game.name).unit
+    table.add_column(f"mean return{f' ({unit})' if unit else ''}", justify="right")
+    table.add_column("± 95%", justify="right", style="dim")
+    table.add_column("95% interval", justify="center")
+    for s in range(n):
+        mean = stats.mean(s)
+        half = stats.half_width(s)
+        style = "green" if mean - half > 0 else ("red" if mean + half < 0 else "")
+        if math.isnan(half):
+            table.add_row(str(s), Text(f"{mean:+.3f}"), "—", "—")
+        else:
+            table.add_row(
+                str(s),
+                Text(f"{mean:+.3f}", style=style),
+                f"{half:.3f}",
+                Text(f"[{mean - half:+.3f}, {mean + half:+.3f}]", style=style),
+            )
+    console.print(table)
+    seconds = max(stats.seconds, 1e-9)
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="dim")
+    summary.add_column(justify="right", style="bold")
+    summary.add_row("seeds", f"{seed} … {seed + games - 1}")
+    if args.options:
+        summary.add_row("options", " ".join(args.options))
+    summary.add_row(
+        "bots", "Python loop" if args.python_loop else f"native, {args.threads} thread(s)"
+    )
+    summary.add_row("mean game length", f"{stats.actions / games:,.1f} actions")
+    summary.add_row("wall time", f"{stats.seconds:,.3f} s")
+    summary.add_row("games/s", f"{games / seconds:,.0f}")
+    summary.add_row("actions/s", f"{stats.actions / seconds:,.0f}")
+    console.print(summary)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see '{self.prog} --help')")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+    if not 0 <= value < MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed must lie in 0 … 2^64-1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    try:
+        from importlib.metadata import version
+
+        tapete_version = version("tapete")
+    except Exception:  # a missing distribution only hides the version
+        tapete_version = "unknown"
+    parser = _Parser(
+        prog="tapete",
+        description="Card games with a fast Rust engine: list them, play one, time self-play.",
+        epilog="Options are key=value (values read as JSON when possible): "
+        "tapete play spoil_five jinking=false partnerships=[[0,2],[1,3]]",
+    )
+    parser.add_argument("--version", action="version", version=f"tapete {tapete_version}")
+    commands = parser.add_subparsers(dest="command", metavar="command", required=True)
+
+    commands.add_parser("games", help="list the games, their player counts and options")
+
+    moves = textwrap.fill(
+        "A move is typed as its number in the list, its text (e.g. 'play 2H'), or its card "
+        "alone when that is unambiguous; some games key their moves instead:",
+        width=78,
+    )
+    for name, ui in GAME_UIS.items():
+        if ui.keys_help:
+            moves += "\n" + textwrap.fill(
+                f"{name}: {ui.keys_help}", width=78, initial_indent="  ", subsequent_indent="    "
+            )
+    play = commands.add_parser(
+        "play",
+        help="play a game against random bots",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=moves,
+    )
+    play.add_argument("game", help="a game name (see 'tapete games')")
+    play.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    play.add_argument(
+        "--players", type=int, help="number of players (games with a variable count only)"
+    )
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--seed", type=_seed, help="seed of the game and the bots")
+
+    selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
+    selfplay.add_argument("game", help="a game name (see 'tapete games')")
+    selfplay.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    selfplay.add_argument("--games", type=_positive, required=True, help="number of games")
+    selfplay.add_argument(
+        "--players", type=int, help="number of players (games with a variable count only)"
+    )
+    selfplay.add_argument("--seed", type=_seed, help="first game seed (game i uses seed + i)")
+    selfplay.add_argument(
+        "--python-loop",
+        action="store_true",
+        help="drive the engine from Python (state.apply_action per move) instead of natively",
+    )
+    selfplay.add_argument(
+        "--threads", type=_positive, default=1, help="threads for native play (default 1)"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    console = Console(highlight=False)
+    errors = Console(stderr=True, highlight=False)
+    parser = build_parser()
+    try:
+        try:
+            args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+        except SystemExit as done:  # --help and --version
+            return done.code if isinstance(done.code, int) else 0
+        if args.command in ("play", "selfplay"):
+            unknown = [item for item in extra if item.startswith("-")]
+            args.options = [*args.options, *(item for item in extra if not item.startswith("-"))]
+        else:
+            unknown = extra
+        if unknown:
+            raise CliError(
+                f"unrecognized arguments: {' '.join(unknown)} (see 'tapete {args.command} --help')"
+            )
+        if args.command == "games":
+            return cmd_games(console)
+        if args.command == "play":
+            return cmd_play(args, console)
+        return cmd_selfplay(args, console)
+    except CliError as error:
+        errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
+        return 2
+    except TapeteError as error:
+        errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        errors.print(Text("tapete: interrupted", style="red"))
+        return 130
+    except BrokenPipeError:
+        try:  # the reader went away (tapete games | head): exit quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1

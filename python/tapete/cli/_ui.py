@@ -1,0 +1,131 @@
+"""What every game's part of the command line shares: errors, card styles, moves and the
+:class:`GameUI` a game plugs in, and the generic drawing for a game without one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.text import Text
+
+from tapete import Game, State
+
+MAX_SEED = 2**64
+PLAYER_PROBE = range(1, 13)
+QUIT_WORDS = frozenset({"quit", "exit", "q"})
+HELP_WORDS = frozenset({"help", "?", "h"})
+
+
+class CliError(Exception):
+    """A mistake in the command line: printed as one red line, exit code 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# Cards
+
+
+def _french_suit(card: str) -> str | None:
+    match = re.fullmatch(r"(?:[2-9]|10|[AJQKT])([CDHS])", card, re.IGNORECASE)
+    return match.group(1).upper() if match else None
+
+
+def french_card_style(card: str) -> str:
+    """Hearts and diamonds red, clubs and spades in the default colour."""
+    return "red" if _french_suit(card) in ("H", "D") else ""
+
+
+SPANISH_SUIT_STYLES = {"O": "yellow", "C": "red", "E": "blue", "B": "green"}
+
+
+def spanish_card_style(card: str) -> str:
+    """Oros yellow, copas red, espadas blue, bastos green (Spanish 40 and Cuajo packs)."""
+    match = re.fullmatch(r"(?:[1-7]|1[0-2]|[AJHK])([OCEB])", card, re.IGNORECASE)
+    return SPANISH_SUIT_STYLES[match.group(1).upper()] if match else ""
+
+
+def plain_card_style(card: str) -> str:
+    return ""
+
+
+def styled_action(text: str, card_style: Callable[[str], str], bold: frozenset[str]) -> Text:
+    """An action string with its card tokens coloured (and bold when in ``bold``)."""
+    out = Text()
+    for i, token in enumerate(text.split(" ")):
+        if i:
+            out.append(" ")
+        style = card_style(token)
+        if token in bold:
+            style = f"{style} bold".strip()
+        out.append(token, style=style)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Per-game presentation
+
+
+@dataclass(frozen=True)
+class Move:
+    """One applied action, as the person at ``seat`` witnessed it."""
+
+    game: Game
+    before: State
+    after: State
+    actor: int
+    action: int
+    text: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class GameUI:
+    """How ``tapete play`` presents one game.
+
+    ``draw`` prints the table as ``seat`` sees it; ``narrate`` prints what ``seat`` witnessed of
+    one applied move (nothing for a move it cannot see); ``card_style`` gives a card token its
+    rich style; ``bold_cards`` names the cards to emphasise in the move list (trumps);
+    ``moves_title``, when given, heads the move list instead of "Your moves:" (what the moves are
+    for, e.g. the next card of a capture being built); ``move_key``, when given, is the short
+    word a person types for a legal action and sees before it in the list, instead of its number
+    (Cau Robat: the rank, ``7`` for ``play 7``), and ``key_name`` what that word is;
+    ``print_moves``, when given, prints the legal moves instead of the plain list (Cuajo: the
+    discards on one line, keyed by their cards, then the other moves and hints); ``unit`` names
+    what the returns count (Cuajo: cents); ``keys_help`` explains the keys in ``tapete play
+    --help``.
+    """
+
+    title: str
+    draw: Callable[[Console, Game, State, int], None]
+    narrate: Callable[[Console, Move], None]
+    card_style: Callable[[str], str]
+    bold_cards: Callable[[State, int], frozenset[str]]
+    moves_title: Callable[[State, int], Text] | None = None
+    move_key: Callable[[State, int], str] | None = None
+    key_name: str = "number"
+    print_moves: Callable[[Console, State, int, list[int]], None] | None = None
+    unit: str = ""
+    keys_help: str = ""
+
+
+def _no_bold(state: State, seat: int) -> frozenset[str]:
+    return frozenset()
+
+
+def draw_generic(console: Console, game: Game, state: State, seat: int) -> None:
+    console.rule(Text(game.name))
+    console.print(Text(state.observation_string(seat)))
+
+
+def narrate_generic(console: Console, move: Move) -> None:
+    """Print the lines that the move added to the seat's perfect-recall information state."""
+    old = move.before.information_state_string(move.seat)
+    new = move.after.information_state_string(move.seat)
+    if not new.startswith(old):  # not perfect recall after all: show only the person's own move
+        if move.actor == move.seat:
+            console.print(Text(f"You: {move.text}"))
+        return
+    for line in new[len(old) :].splitlines():
+        if line.strip():
+            console.print(Text(line))
