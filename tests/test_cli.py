@@ -25,13 +25,15 @@ ONE_DEAL = ["num_deals=1", "leftover_pool=split_equally"]
 
 
 def run_play(
+    game: str,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     lines: list[str],
     *args: str,
 ) -> tuple[int, str, str]:
+    """``tapete play <game> *args`` with ``lines`` typed on stdin: exit code, stdout, stderr."""
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    code = main(["play", "spoil_five", *args])
+    code = main(["play", game, *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -120,7 +122,7 @@ def test_play_whole_game_with_mistakes(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = ["banana", "0", "99", "stand", "play 2x", "", "help", *["1"] * 400]
-    code, out, err = run_play(monkeypatch, capsys, lines, "--seed", "3")
+    code, out, err = run_play("spoil_five", monkeypatch, capsys, lines, "--seed", "3")
     assert code == 0, err
     assert err == ""
     assert "is not a Spoil Five action" in out
@@ -135,7 +137,7 @@ def test_play_whole_game_with_mistakes(
     returns = json.loads(match.group(1))
     assert len(returns) == 4 and math.isclose(sum(returns), 0.0, abs_tol=1e-9)
     # the same seed and the same answers replay the same game
-    code, again, _ = run_play(monkeypatch, capsys, lines, "--seed", "3")
+    code, again, _ = run_play("spoil_five", monkeypatch, capsys, lines, "--seed", "3")
     assert code == 0 and again == out
 
 
@@ -147,12 +149,16 @@ def test_play_action_text_and_bare_card(
 
     seed = str(next(s for s in range(100) if seat_0_plays_first(s)))
     first = next(text for actor, _, text in simulate(int(seed), {}) if actor == 0)
-    code, out, _ = run_play(monkeypatch, capsys, [first.upper(), "quit"], "--seed", seed)
+    code, out, _ = run_play(
+        "spoil_five", monkeypatch, capsys, [first.upper(), "quit"], "--seed", seed
+    )
     assert code == 0
     assert f"You play {first.split()[1]}" in out
     assert "Bye" in out
     card = first.split()[1]
-    code, out, _ = run_play(monkeypatch, capsys, [card.lower(), "quit"], "--seed", seed)
+    code, out, _ = run_play(
+        "spoil_five", monkeypatch, capsys, [card.lower(), "quit"], "--seed", seed
+    )
     assert code == 0
     assert f"You play {card}" in out
 
@@ -160,9 +166,9 @@ def test_play_action_text_and_bare_card(
 def test_play_quit_and_eof(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run_play(monkeypatch, capsys, ["quit"], "--seed", "1")
+    code, out, err = run_play("spoil_five", monkeypatch, capsys, ["quit"], "--seed", "1")
     assert code == 0 and "Bye" in out and err == ""
-    code, out, err = run_play(monkeypatch, capsys, [], "--seed", "1", "--seat", "2")
+    code, out, err = run_play("spoil_five", monkeypatch, capsys, [], "--seed", "1", "--seat", "2")
     assert code == 0 and "Bye" in out and err == ""
 
 
@@ -172,7 +178,9 @@ def test_play_bot_rob_hides_the_put_out_card(
     config = {"num_deals": 1, "leftover_pool": "split_equally"}
     seed, events = first_seed(config, lambda e: e[0] != 0 and e[2].startswith("rob "))
     hidden = next(text.split()[1] for actor, _, text in events if actor != 0 and "rob" in text)
-    code, out, _ = run_play(monkeypatch, capsys, ["1"] * 20, "--seed", str(seed), *ONE_DEAL)
+    code, out, _ = run_play(
+        "spoil_five", monkeypatch, capsys, ["1"] * 20, "--seed", str(seed), *ONE_DEAL
+    )
     assert code == 0
     assert "robs: puts a card face down" in out
     assert not re.search(rf"\b{hidden}\b", out)  # the card put out is never seen again
@@ -182,7 +190,9 @@ def test_play_own_rob(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
     config = {"num_deals": 1, "leftover_pool": "split_equally"}
     seed, events = first_seed(config, lambda e: e[0] == 0 and e[2].startswith("rob "))
     card = next(text.split()[1] for actor, _, text in events if actor == 0 and "rob" in text)
-    code, out, _ = run_play(monkeypatch, capsys, ["1"] * 20, "--seed", str(seed), *ONE_DEAL)
+    code, out, _ = run_play(
+        "spoil_five", monkeypatch, capsys, ["1"] * 20, "--seed", str(seed), *ONE_DEAL
+    )
     assert code == 0
     assert re.search(rf"You (rob: )?put {card} face down", out)
     assert "Game over" in out
@@ -192,7 +202,7 @@ def test_play_options_partnerships(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["--seed", "5", "--seat", "1", "partnerships=[[0,2],[1,3]]", "rob_policy=penalty"]
-    code, out, _ = run_play(monkeypatch, capsys, ["1"] * 400, *args)
+    code, out, _ = run_play("spoil_five", monkeypatch, capsys, ["1"] * 400, *args)
     assert code == 0
     assert "team" in out and "teams" in out
     assert "1 (you)" in out and "Game over" in out
@@ -204,7 +214,7 @@ def test_play_generic_fallback(
     """A game without its own GameUI is drawn from observation_string and narrated from the
     information state: what the later games get until they have a table of their own."""
     monkeypatch.setattr(cli, "GAME_UIS", {})
-    code, out, _ = run_play(monkeypatch, capsys, ["x", *["1"] * 400], "--seed", "3")
+    code, out, _ = run_play("spoil_five", monkeypatch, capsys, ["x", *["1"] * 400], "--seed", "3")
     assert code == 0
     start = tapete.load_game("spoil_five").new_initial_state(3)
     hand = " ".join(start.view(0)["hands"][0])
@@ -343,18 +353,6 @@ FRENCH_PACK = [f"{rank}{suit}" for suit in "SHDC" for rank in "A 2 3 4 5 6 7 8 9
 CARD_TOKEN = r"(?<![0-9A-Za-z]){}(?![0-9A-Za-z])"
 
 
-def run_cicera(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    lines: list[str],
-    *args: str,
-) -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    code = main(["play", "cicera", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def cicera_script(seed: int, config: dict[str, Any]) -> tuple[list[str], tapete.State, Any]:
     """What a person at seat 0 types in ``tapete play cicera``, and the game it makes: the
     first capture of two or more table cards on offer is built with ``capture``/``take`` (a
@@ -400,7 +398,9 @@ def test_play_cicera_single_hand_with_a_capture(
     lines, final, capture = cicera_script(seed, {"game_mode": "single_hand"})
     assert capture is not None
     card, cards = capture
-    code, out, err = run_cicera(monkeypatch, capsys, lines, "--seed", str(seed), *SINGLE_HAND)
+    code, out, err = run_play(
+        "cicera", monkeypatch, capsys, lines, "--seed", str(seed), *SINGLE_HAND
+    )
     assert code == 0, err
     assert err == ""
     assert "is not a Cicera action" in out  # banana
@@ -421,7 +421,9 @@ def test_play_cicera_single_hand_with_a_capture(
     assert returns == pytest.approx(final.returns())
     assert returns[0] == returns[2] == -returns[1] == -returns[3]
     # the same seed and the same answers replay the same game
-    code, again, _ = run_cicera(monkeypatch, capsys, lines, "--seed", str(seed), *SINGLE_HAND)
+    code, again, _ = run_play(
+        "cicera", monkeypatch, capsys, lines, "--seed", str(seed), *SINGLE_HAND
+    )
     assert code == 0 and again == out
 
 
@@ -431,8 +433,8 @@ def test_play_cicera_never_shows_hidden_cards(
     """Quit half-way through a hand: the bots' cards and the undealt packets never appear."""
     for seed, config in ((4, []), (9, ["packet_size=4"])):
         options = [*SINGLE_HAND, *config]
-        code, out, _ = run_cicera(
-            monkeypatch, capsys, [*["1"] * 5, "quit"], "--seed", str(seed), *options
+        code, out, _ = run_play(
+            "cicera", monkeypatch, capsys, [*["1"] * 5, "quit"], "--seed", str(seed), *options
         )
         assert code == 0 and "Bye" in out
         game = tapete.load_game("cicera", **parse_options(options))
@@ -465,7 +467,7 @@ def test_play_cicera_match_with_packets(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["--seed", "1", "--seat", "1", "target_score=11", "packet_size=6"]
-    code, out, err = run_cicera(monkeypatch, capsys, ["1"] * 3000, *args)
+    code, out, err = run_play("cicera", monkeypatch, capsys, ["1"] * 3000, *args)
     assert code == 0, err
     assert "match to 11" in out and "/ 11" in out
     assert "Stock  24 cards" in out and "A new packet: 6 cards each" in out
@@ -544,18 +546,6 @@ CR_CARD = r"(?:1[0-2]|[1-7])[OCEB]"
 CR_PLAY_LINE = re.compile(rf"^(?:You play|Seat \d plays) ({CR_CARD})(?::|$)")
 
 
-def run_cau_robat(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    lines: list[str],
-    *args: str,
-) -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    code = main(["play", "cau_robat", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def cau_robat_script(
     seed: int, config: dict[str, Any], seat: int = 0, turns: int | None = None
 ) -> tuple[list[str], tapete.State, list[str]]:
@@ -621,7 +611,7 @@ def test_play_cau_robat_hand(
 
     seed = next(s for s in range(60) if eventful(s))
     lines, final, played = cau_robat_script(seed, {})
-    code, out, err = run_cau_robat(monkeypatch, capsys, lines, "--seed", str(seed))
+    code, out, err = run_play("cau_robat", monkeypatch, capsys, lines, "--seed", str(seed))
     assert code == 0, err
     assert err == ""
     assert '"banana" is not a Cau Robat action' in out
@@ -642,7 +632,7 @@ def test_play_cau_robat_hand(
     returns = json.loads(match.group(1))
     assert returns == pytest.approx(final.returns(), abs=1e-4)
     # the same seed and the same answers replay the same game
-    code, again, _ = run_cau_robat(monkeypatch, capsys, lines, "--seed", str(seed))
+    code, again, _ = run_play("cau_robat", monkeypatch, capsys, lines, "--seed", str(seed))
     assert code == 0 and again == out
 
 
@@ -652,7 +642,7 @@ def test_play_cau_robat_match(
     config = {"players": 3, "hands_to_win": 2}
     lines, final, played = cau_robat_script(4, config, seat=1)
     args = ["--seed", "4", "--seat", "1", "--players", "3", "hands_to_win=2"]
-    code, out, err = run_cau_robat(monkeypatch, capsys, lines, *args)
+    code, out, err = run_play("cau_robat", monkeypatch, capsys, lines, *args)
     assert code == 0, err
     assert "first to win 2 hands" in out and "/ 2" in out
     told = [m.group(1) for m in map(CR_PLAY_LINE.match, out.splitlines()) if m]
@@ -673,7 +663,7 @@ def test_play_cau_robat_never_shows_hidden_cards(
         lines, state, _ = cau_robat_script(seed, config, seat=seat, turns=4)
         options = [f"players={config['players']}"] if config else []
         args = ["--seed", str(seed), "--seat", str(seat), *options]
-        code, out, _ = run_cau_robat(monkeypatch, capsys, [*lines, "quit"], *args)
+        code, out, _ = run_play("cau_robat", monkeypatch, capsys, [*lines, "quit"], *args)
         assert code == 0 and "Bye" in out
         full = state.view()
         assert full["to_play"] == seat and full["phase"] == "play"
@@ -805,18 +795,6 @@ CJ_CARD = r"[A345JHK][OCEB]"
 CJ_DISCARD_LINE = re.compile(rf"^(?:You discard|Seat \d discards) ({CJ_CARD})(?: to open)?$")
 
 
-def run_cuajo(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    lines: list[str],
-    *args: str,
-) -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    code = main(["play", "cuajo", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def cuajo_script(
     seed: int,
     config: dict[str, Any],
@@ -889,7 +867,7 @@ def test_play_cuajo_whole_hand(
     lines, final, discards = cuajo_script(seed, {}, first=first)
     result = final.view(0)["result"]
     assert result["winner"] == 0 and result["source"] == "claim"
-    code, out, err = run_cuajo(monkeypatch, capsys, lines, "--seed", str(seed))
+    code, out, err = run_play("cuajo", monkeypatch, capsys, lines, "--seed", str(seed))
     assert code == 0, err
     assert err == ""
     assert '"banana" is not a Cuajo action' in out
@@ -924,7 +902,7 @@ def test_play_cuajo_whole_hand(
     assert match is not None
     assert json.loads(match.group(1)) == final.returns()
     # the same seed and the same answers replay the same game
-    code, again, _ = run_cuajo(monkeypatch, capsys, lines, "--seed", str(seed))
+    code, again, _ = run_play("cuajo", monkeypatch, capsys, lines, "--seed", str(seed))
     assert code == 0 and again == out
 
 
@@ -934,7 +912,7 @@ def test_play_cuajo_wins_and_washes(
     for seed, source in ((0, "stock"), (8, "discard"), (3, None)):
         lines, final, _ = cuajo_script(seed, {})
         assert final.view(0)["result"]["source"] == source
-        code, out, err = run_cuajo(monkeypatch, capsys, lines, "--seed", str(seed))
+        code, out, err = run_play("cuajo", monkeypatch, capsys, lines, "--seed", str(seed))
         assert code == 0 and err == ""
         if source == "stock":
             assert re.search(rf"You draw {CJ_CARD}\n", out)
@@ -956,8 +934,8 @@ def test_play_cuajo_match_from_another_seat(
 ) -> None:
     config = {"hands_per_match": 2}
     lines, final, discards = cuajo_script(2, config, seat=2)
-    code, out, err = run_cuajo(
-        monkeypatch, capsys, lines, "--seed", "2", "--seat", "2", "hands_per_match=2"
+    code, out, err = run_play(
+        "cuajo", monkeypatch, capsys, lines, "--seed", "2", "--seat", "2", "hands_per_match=2"
     )
     assert code == 0, err
     assert "Cuajo · hand 1 of 2" in out and "Cuajo · hand 2 of 2" in out
@@ -1168,8 +1146,8 @@ def test_play_cuajo_never_shows_hidden_cards(
     monkeypatch.setitem(cli.GAME_UIS, "cuajo", spy)
     for seed, seat in ((5, 0), (6, 1), (7, 3)):
         lines, state, _ = cuajo_script(seed, {}, seat=seat, turns=12)
-        code, out, _ = run_cuajo(
-            monkeypatch, capsys, [*lines, "quit"], "--seed", str(seed), "--seat", str(seat)
+        code, out, _ = run_play(
+            "cuajo", monkeypatch, capsys, [*lines, "quit"], "--seed", str(seed), "--seat", str(seat)
         )
         assert code == 0 and "Bye" in out
         assert state.current_player() == seat

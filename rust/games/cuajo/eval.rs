@@ -236,7 +236,8 @@ pub fn best_arrangement(c: &Counts, melds: Melds) -> (Vec<Vec<u8>>, Counts) {
     best
 }
 
-fn total(c: &Counts) -> usize {
+/// Cards in a multiset.
+pub fn total(c: &Counts) -> usize {
     c.iter().map(|&x| x as usize).sum()
 }
 
@@ -298,7 +299,7 @@ fn split_rank(a: &mut [u8; 4], rank: usize, table: &[bool; 625], out: &mut Vec<V
         if a[s] == 4 {
             let mut b = *a;
             b[s] = 0;
-            if table[idx(&b)] && table == &SETS_AND_QUADS {
+            if table[idx(&b)] && std::ptr::eq(table, &SETS_AND_QUADS) {
                 out.push(vec![kind(s, rank) as u8; 4]);
                 *a = b;
                 done = true;

@@ -8,7 +8,7 @@ use crate::cards::{Pack, CUAJO_112};
 use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
-use eval::{is_king, kind, partitionable, rank_of, suit_of, Counts, Melds, KINDS, KING};
+use eval::{is_king, kind, partitionable, rank_of, suit_of, total, Counts, Melds, KINDS, KING};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::fmt;
@@ -48,10 +48,6 @@ fn cards_json(c: &Counts) -> Value {
             .flat_map(|k| std::iter::repeat_n(name(k), c[k] as usize))
             .collect::<Vec<_>>(),
     )
-}
-
-fn total(c: &Counts) -> usize {
-    c.iter().map(|&x| x as usize).sum()
 }
 
 fn add(a: &Counts, b: &Counts) -> Counts {
@@ -628,13 +624,6 @@ impl Cuajo {
         self.turn_of = self.dealer;
         self.current = self.dealer;
         self.phase = Phase::Opening;
-    }
-
-    /// A player in the opening or action phase who can neither discard nor win: his only
-    /// action is `pass`, which ends the hand as a wash.
-    fn dead_hand(&self) -> bool {
-        let s = self.turn_of as usize;
-        !(0..KINDS).any(|k| self.discard_legal(s, k)) && !self.win_legal(s)
     }
 
     /// After taking the last discard from an empty stock only a win can end the turn: a secret
@@ -1328,14 +1317,20 @@ impl Game for Cuajo {
     fn legal_actions(&self, out: &mut Vec<Action>) {
         let s = self.current as usize;
         match self.phase {
-            Phase::Opening | Phase::Action if self.dead_hand() => out.push(Action::Pass),
             Phase::Opening | Phase::Action => {
                 let hand = &self.concealed[s];
+                let win = self.win_legal(s);
+                let before = out.len();
                 out.extend(
                     (0..KINDS)
                         .filter(|&k| self.discard_legal(s, k))
                         .map(|k| Action::Discard(k as u8)),
                 );
+                if out.len() == before && !win {
+                    // A dead hand: neither a discard nor a win; `pass` ends it as a wash.
+                    out.push(Action::Pass);
+                    return;
+                }
                 let normal = |k: usize| Secret {
                     sowee: false,
                     card: k as u8,
@@ -1359,7 +1354,7 @@ impl Game for Cuajo {
                             .map(|k| Action::SoweeSecret(k as u8)),
                     );
                 }
-                if self.win_legal(s) {
+                if win {
                     out.push(Action::Win);
                 }
             }
