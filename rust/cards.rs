@@ -54,11 +54,16 @@ impl Pack {
         }
     }
 
+    /// The canonical string of card `id` (`#id` for an id outside the pack, which no state
+    /// holds: naming a card must never fail, even in an error message).
     pub fn name_of(&self, id: u8) -> String {
-        let mut s = String::with_capacity(3);
-        s.push_str(self.ranks[self.rank(id) as usize]);
-        s.push_str(self.suits[self.suit(id) as usize]);
-        s
+        match (
+            self.ranks.get(self.rank(id) as usize),
+            self.suits.get(self.suit(id) as usize),
+        ) {
+            (Some(r), Some(s)) if (id as usize) < self.kinds() => format!("{r}{s}"),
+            _ => format!("#{id}"),
+        }
     }
 
     /// Parses a card string, case-insensitively: rank token then suit letter.
@@ -66,7 +71,8 @@ impl Pack {
         let t = text.trim().to_ascii_uppercase();
         let bad = || {
             parse_err!(
-                "{text:?} is not a card of the {} pack (rank {} then suit {})",
+                "{} is not a card of the {} pack (rank {} then suit {})",
+                crate::error::quoted(text),
                 self.name,
                 self.ranks.join("/"),
                 self.suits.join("/")

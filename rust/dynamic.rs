@@ -10,11 +10,13 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-/// How many proposals `resample_from_infostate` tries before keeping the hidden cards as they are.
-const RESAMPLE_ATTEMPTS: usize = 2000;
+/// How many proposals `resample_from_infostate` tries before it gives up and keeps the hidden
+/// cards as they are. Every game's proposals are accepted far more often than once in this many
+/// (docs/engine.md gives the measured rates), so this is a guard against an endless loop only.
+const RESAMPLE_ATTEMPTS: usize = 100_000;
 
 /// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
-/// action history and the returns before the last action.
+/// action history, the state when the current deal started and the returns before the last action.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tracked<G: Game> {
     config: Arc<G::Config>,
@@ -23,6 +25,12 @@ pub struct Tracked<G: Game> {
     decks: Vec<Vec<u8>>,
     history: Vec<G::Action>,
     state: G,
+    /// The state right after the current deal was dealt, and how many actions came before it:
+    /// determinisation re-deals from there.
+    deal_start: Arc<G>,
+    deal_start_at: usize,
+    /// Returns before the last action; all zeros before the first, so the rewards of a whole
+    /// game add up to its returns (money paid in at the deal counts towards the first action).
     returns_before: Vec<f64>,
 }
 
@@ -34,13 +42,14 @@ impl<G: Game> Tracked<G> {
             Some(d) => state.redeal(d),
             None => decks.push(state.deck().to_vec()),
         }
-        let mut returns_before = vec![0.0; G::num_players(&config)];
-        state.returns(&mut returns_before);
+        let returns_before = vec![0.0; G::num_players(&config)];
         Tracked {
             config,
             seed,
             decks,
             history: Vec::new(),
+            deal_start: Arc::new(state.clone()),
+            deal_start_at: 0,
             state,
             returns_before,
         }
@@ -67,7 +76,11 @@ impl<G: Game> Tracked<G> {
                 self.legal_strings().join(", ")
             ));
         }
-        self.state.returns(&mut self.returns_before);
+        if self.history.is_empty() {
+            self.returns_before.fill(0.0);
+        } else {
+            self.state.returns(&mut self.returns_before);
+        }
         self.step(action);
         Ok(())
     }
@@ -89,15 +102,17 @@ impl<G: Game> Tracked<G> {
                 Some(d) => self.state.redeal(d),
                 None => self.decks.push(self.state.deck().to_vec()),
             }
+            self.deal_start = Arc::new(self.state.clone());
+            self.deal_start_at = self.history.len();
         }
     }
 
     pub fn rewards(&self) -> Vec<f64> {
         let mut now = vec![0.0; self.returns_before.len()];
-        self.state.returns(&mut now);
         if self.history.is_empty() {
-            return vec![0.0; now.len()];
+            return now;
         }
+        self.state.returns(&mut now);
         now.iter()
             .zip(&self.returns_before)
             .map(|(a, b)| a - b)
@@ -130,10 +145,10 @@ impl<G: Game> Tracked<G> {
         if v.get("game").and_then(Value::as_str) != Some(G::NAME) {
             return Err(bad("it is not a state of this game"));
         }
-        let mut config: G::Config =
-            serde_json::from_value(v.get("config").cloned().unwrap_or(Value::Null))
-                .map_err(|e| bad(&format!("config: {e}")))?;
-        G::check_config(&mut config).map_err(|e| bad(&e.to_string()))?;
+        let config = GameOf::<G>::from_json(v.get("config").cloned().unwrap_or(Value::Null))
+            .map_err(|e| bad(&format!("config: {e}")))?
+            .config;
+        let config = Arc::unwrap_or_clone(config);
         let seed = v
             .get("seed")
             .and_then(Value::as_u64)
@@ -192,25 +207,33 @@ impl<G: Game> Tracked<G> {
     /// A state `seat` cannot tell from this one, with the hidden cards of the current deal
     /// re-dealt and future deals drawn from `seed`. Earlier deals are kept as they were: their
     /// hidden cards can no longer change anything.
+    ///
+    /// The game proposes re-deals ([`Game::resample_deal`]), each deal consistent with what
+    /// `seat` saw being proposed with the same probability; a proposal is kept only if `seat`
+    /// sees exactly the same thing in it: the same view, and when `seat` is to act the same
+    /// turn and legal actions. So the deal kept is uniform over the consistent deals.
     pub fn resample(&self, seat: usize, seed: u64) -> Self {
-        // Replay to the start of the current deal.
+        self.try_resample(seat, seed).unwrap_or_else(|| {
+            let mut out = self.clone();
+            out.decks.truncate(self.state.deal_index() + 1);
+            out.state.set_rng(Rng::new(seed));
+            out
+        })
+    }
+
+    /// [`Tracked::resample`], or `None` if no proposal was accepted in `RESAMPLE_ATTEMPTS`.
+    pub fn try_resample(&self, seat: usize, seed: u64) -> Option<Self> {
         let deal = self.state.deal_index();
-        let mut t = Tracked::<G>::new(self.config.clone(), self.seed, self.decks.clone());
-        let mut start_at = 0;
-        let mut start = t.state.clone();
-        for (i, &a) in self.history.iter().enumerate() {
-            let before = t.state.deal_index();
-            t.step(a);
-            if t.state.deal_index() != before && t.state.deal_index() == deal {
-                start_at = i + 1;
-                start = t.state.clone();
-            }
-        }
-        let acts = &self.history[start_at..];
+        let start = self.deal_start.as_ref();
+        let acts = &self.history[self.deal_start_at..];
         let target = self.state.view(Some(seat));
+        let to_act = self.state.current_player() == Some(seat);
+        let mut legal = Vec::new();
+        self.state.legal_actions(&mut legal);
         let mut rng = Rng::new(seed);
+        let mut other = Vec::new();
         for _ in 0..RESAMPLE_ATTEMPTS {
-            let Some((deck, new_acts)) = G::resample_deal(&start, acts, seat, &mut rng) else {
+            let Some((deck, new_acts)) = G::resample_deal(start, acts, seat, &mut rng) else {
                 continue;
             };
             if G::PACK.check_deck(&deck).is_err() {
@@ -218,21 +241,31 @@ impl<G: Game> Tracked<G> {
             }
             let mut s = start.clone();
             s.redeal(&deck);
-            if new_acts.iter().all(|&a| s.apply(a).is_ok()) && s.view(Some(seat)) == target {
-                let mut out = self.clone();
-                out.decks.truncate(deal);
-                out.decks.push(deck);
-                out.history.truncate(start_at);
-                out.history.extend_from_slice(&new_acts);
-                s.set_rng(rng);
-                out.state = s;
-                return out;
+            let new_start = s.clone();
+            if !new_acts.iter().all(|&a| s.apply(a).is_ok())
+                || (s.current_player() == Some(seat)) != to_act
+                || s.view(Some(seat)) != target
+            {
+                continue;
             }
+            if to_act {
+                other.clear();
+                s.legal_actions(&mut other);
+                if other != legal {
+                    continue;
+                }
+            }
+            let mut out = self.clone();
+            out.decks.truncate(deal);
+            out.decks.push(deck);
+            out.history.truncate(self.deal_start_at);
+            out.history.extend_from_slice(&new_acts);
+            out.deal_start = Arc::new(new_start);
+            s.set_rng(rng);
+            out.state = s;
+            return Some(out);
         }
-        let mut out = self.clone();
-        out.decks.truncate(deal + 1);
-        out.state.set_rng(rng);
-        out
+        None
     }
 }
 
@@ -275,6 +308,8 @@ pub trait DynState: Send + Sync + Debug {
     fn history(&self) -> Vec<usize>;
     fn serialize(&self) -> String;
     fn resample(&self, seat: usize, seed: u64) -> Result<Box<dyn DynState>>;
+    /// `resample`, or `None` where it would have kept the hidden cards (no proposal accepted).
+    fn try_resample(&self, seat: usize, seed: u64) -> Result<Option<Box<dyn DynState>>>;
     fn render(&self) -> String;
 }
 
@@ -286,6 +321,14 @@ pub struct GameOf<G: Game> {
 
 impl<G: Game> GameOf<G> {
     pub fn from_json(config: Value) -> Result<Self> {
+        // serde would also read a struct from an array of positional values: only names count.
+        if !config.is_object() {
+            return Err(crate::config_err!(
+                "a {} config is an object of named options, got {}",
+                G::NAME,
+                crate::error::quoted(&config.to_string())
+            ));
+        }
         let mut config: G::Config = serde_path_to_error::deserialize(config).map_err(|e| {
             crate::config_err!("bad {} config: option {}: {}", G::NAME, e.path(), e.inner())
         })?;
@@ -426,6 +469,10 @@ impl<G: Game> DynState for Tracked<G> {
     fn resample(&self, seat: usize, seed: u64) -> Result<Box<dyn DynState>> {
         check_seat(seat, self.num_players())?;
         Ok(Box::new(Tracked::resample(self, seat, seed)))
+    }
+    fn try_resample(&self, seat: usize, seed: u64) -> Result<Option<Box<dyn DynState>>> {
+        check_seat(seat, self.num_players())?;
+        Ok(Tracked::try_resample(self, seat, seed).map(|t| Box::new(t) as Box<dyn DynState>))
     }
     fn render(&self) -> String {
         self.state.render(None)

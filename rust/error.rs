@@ -28,6 +28,19 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// `text` quoted for an error message, cut after 40 characters, so that a message names the
+/// bad input without copying a huge one.
+pub fn quoted(text: &str) -> String {
+    const MOST: usize = 40;
+    let n = text.chars().count();
+    if n <= MOST {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(MOST).collect();
+        format!("{head:?}… ({n} characters)")
+    }
+}
+
 /// Shorthands that format their message like `format!`.
 #[macro_export]
 macro_rules! config_err { ($($t:tt)*) => { $crate::Error::Config(format!($($t)*)) } }

@@ -10,6 +10,7 @@ pub mod game;
 pub mod games;
 pub mod registry;
 pub mod rng;
+pub mod sampling;
 
 #[cfg(feature = "python")]
 mod python;

@@ -37,7 +37,8 @@ pub fn load_game(name: &str, config: Value) -> Result<Box<dyn DynGame>> {
     match games().into_iter().find(|(n, _)| *n == name) {
         Some((_, load)) => load(config),
         None => Err(config_err!(
-            "unknown game {name:?}; the games are: {}",
+            "unknown game {}; the games are: {}",
+            crate::error::quoted(name),
             list_games().join(", ")
         )),
     }

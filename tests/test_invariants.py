@@ -287,17 +287,9 @@ def check_resample(state, v, views, config, n, step, track):
             assert sample.information_state_string(s) == info, (s, k)
             assert np.array_equal(sample.observation_tensor(s), tensor), (s, k)
             if state.current_player() == s:
-                # the seat to act is to act in the sample too, with the same options, unless
-                # it is the eldest waiting for a hidden rob before the first lead
-                sample_view = sample.view()
-                hidden_rob = (
-                    config["rob_timing"] == "before_first_lead"
-                    and sample_view["phase"] == "rob"
-                    and s == (v["dealer"] + 1) % n
-                )
-                if not hidden_rob:
-                    assert sample.current_player() == s
-                    assert sample.legal_actions() == state.legal_actions()
+                # the seat to act is to act in the sample too, with the same options
+                assert sample.current_player() == s
+                assert sample.legal_actions() == state.legal_actions()
             track["resamples"] += 1
             track["seats"].add(s)
             if sample.view() != v:

@@ -202,9 +202,15 @@ impl ActionTrait for Action {
                 .ok()
                 .and_then(|v| RANK_VALUES.iter().position(|&x| x == v))
                 .map(|r| Action(r as u8))
-                .ok_or_else(|| parse_err!("{rank:?} is not a rank: expected 1-7, 10, 11 or 12")),
+                .ok_or_else(|| {
+                    parse_err!(
+                        "{} is not a rank: expected 1-7, 10, 11 or 12",
+                        crate::error::quoted(rank)
+                    )
+                }),
             _ => Err(parse_err!(
-                "{text:?} is not a Cau Robat action: expected 'play <rank>'"
+                "{} is not a Cau Robat action: expected 'play <rank>'",
+                crate::error::quoted(text)
             )),
         }
     }

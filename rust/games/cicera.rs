@@ -403,7 +403,7 @@ impl ActionTrait for Action {
     fn parse(text: &str) -> Result<Self> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let bad = || {
-            parse_err!("{text:?} is not a Cicera action: expected 'play <card>', 'capture <card>' or 'take <card>'")
+            parse_err!("{} is not a Cicera action: expected 'play <card>', 'capture <card>' or 'take <card>'", crate::error::quoted(text))
         };
         let [verb, card] = words.as_slice() else {
             return Err(bad());

@@ -456,7 +456,8 @@ impl ActionTrait for Action {
             (["stand"], _) => Ok(Action::Stand),
             (["jink"], _) => Ok(Action::Jink),
             _ => Err(parse_err!(
-                "{text:?} is not a Spoil Five action: expected 'play <card>', 'rob <card>', 'decline', 'stand' or 'jink'"
+                "{} is not a Spoil Five action: expected 'play <card>', 'rob <card>', 'decline', 'stand' or 'jink'",
+                crate::error::quoted(text)
             )),
         }
     }
@@ -951,7 +952,8 @@ impl Game for SpoilFive {
             Partnerships::Named(s) if s == "none" => {}
             Partnerships::Named(s) => {
                 return Err(config_err!(
-                    "spoil_five: partnerships must be \"none\" or a list of teams, got {s:?}"
+                    "spoil_five: partnerships must be \"none\" or a list of teams, got {}",
+                    crate::error::quoted(s)
                 ))
             }
             Partnerships::Teams(teams) => {
@@ -960,8 +962,9 @@ impl Game for SpoilFive {
                     for &s in team {
                         if s >= n || seen & (1 << s) != 0 {
                             return Err(config_err!(
-                                "spoil_five: partnerships must cover every seat 0..{} exactly once, got {teams:?}",
-                                n - 1
+                                "spoil_five: partnerships must cover every seat 0..{} exactly once, got {}",
+                                n - 1,
+                                crate::error::quoted(&format!("{teams:?}"))
                             ));
                         }
                         seen |= 1 << s;
@@ -969,8 +972,9 @@ impl Game for SpoilFive {
                 }
                 if seen != (1 << n) - 1 || teams.len() < 2 || teams.iter().any(|t| t.is_empty()) {
                     return Err(config_err!(
-                        "spoil_five: partnerships must be at least two non-empty teams covering seats 0..{}, got {teams:?}",
-                        n - 1
+                        "spoil_five: partnerships must be at least two non-empty teams covering seats 0..{}, got {}",
+                        n - 1,
+                        crate::error::quoted(&format!("{teams:?}"))
                     ));
                 }
             }
@@ -1442,11 +1446,15 @@ impl Game for SpoilFive {
     ) -> Option<(Vec<u8>, Vec<Action>)> {
         let n = start.n();
         let t = start.trump;
-        // What the viewer learnt of every other seat's dealt cards: cards it played from them,
-        // and cards it cannot hold (it did not follow suit, or did not trump when it had to).
-        let mut known = [0u64; MAX_PLAYERS];
+        let ace = start.ace_of_trumps();
+        // What the viewer learnt of every other seat: the cards it played from its deal, whether
+        // it put a card out (and if it robbed as the holder, that it was dealt the ace of trumps),
+        // and the cards its hand cannot hold now (it did not follow suit, or did not trump when
+        // it had to).
+        let mut played = [0u64; MAX_PLAYERS];
         let mut forbidden = [0u64; MAX_PLAYERS];
-        let mut put_out = [NO_CARD; MAX_PLAYERS];
+        let mut put_out = [false; MAX_PLAYERS];
+        let mut held_ace = [false; MAX_PLAYERS];
         let mut s = start.clone();
         for &a in actions {
             let q = s.to_play as usize;
@@ -1454,10 +1462,9 @@ impl Game for SpoilFive {
                 match a {
                     Action::Play(c) => {
                         if c != s.turn_up {
-                            known[q] |= bit(c);
+                            played[q] |= bit(c);
                         }
-                        if s.trick_len > 0 {
-                            let led = s.trick[0];
+                        if let Some(&led) = s.trick[..s.trick_len as usize].first() {
                             if is_trump(led, t) && !is_trump(c, t) {
                                 let trick = &s.trick[..s.trick_len as usize];
                                 forbidden[q] |=
@@ -1470,106 +1477,130 @@ impl Game for SpoilFive {
                             }
                         }
                     }
-                    Action::Rob(c) => {
-                        put_out[q] = c;
-                        if s.phase == Phase::Rob {
-                            known[q] |= bit(s.ace_of_trumps());
-                        }
+                    Action::Rob(_) => {
+                        put_out[q] = true;
+                        held_ace[q] = s.phase == Phase::Rob;
                     }
                     _ => {}
                 }
             }
             s.apply_unchecked(a);
         }
-        // Under the enforced rule a seat whose rob decision has passed without a rob was not
-        // dealt the ace of trumps.
-        let ace = start.ace_of_trumps();
-        if start.rules.rob_policy == RobPolicy::Enforced
-            && s.robber.is_none()
-            && ace != start.turn_up
-        {
-            let anyone_played = s.tricks_done > 0 || s.trick_len > 0;
-            for q in (0..n).filter(|&q| q != seat) {
-                let played = actions
-                    .iter()
-                    .any(|a| matches!(a, Action::Play(c) if known[q] & bit(*c) != 0));
-                if played || (anyone_played && start.rules.rob_timing == RobTiming::BeforeFirstLead)
-                {
+        // Under the enforced rule the holder of the ace of trumps robs when asked, in public:
+        // once a seat's chance has passed without a rob, it was not dealt the ace.
+        if start.rules.rob_policy == RobPolicy::Enforced && ace != start.turn_up {
+            let asked_at_deal = start.rules.rob_timing == RobTiming::BeforeFirstLead;
+            for q in (0..n).filter(|&q| q != seat && !put_out[q]) {
+                let turn_passed = if asked_at_deal {
+                    s.phase != Phase::Rob
+                } else {
+                    s.tricks_done > 0 || s.in_play_order(0).any(|(p, _)| p == q)
+                };
+                if turn_passed {
                     forbidden[q] |= bit(ace);
                 }
             }
         }
-        // Start from the true hidden cards and shuffle them by random swaps that keep every
-        // constraint: a Metropolis walk whose stationary law is uniform over consistent deals.
+        // The places of the cards the viewer has not seen, and where each card may be.
         #[derive(Clone, Copy, PartialEq)]
         enum Place {
             Held(usize),
             PutOut(usize),
             Stock,
         }
-        let mut slots: Vec<(u8, Place)> = Vec::with_capacity(52);
+        let mut places: Vec<Place> = Vec::with_capacity(2 * n);
+        let mut sizes: Vec<usize> = Vec::with_capacity(2 * n);
         for q in (0..n).filter(|&q| q != seat) {
-            let put_out = put_out[q];
-            if put_out != NO_CARD {
-                slots.push((put_out, Place::PutOut(q)));
-            }
-            let hidden =
-                start.dealt[q] & !known[q] & !if put_out != NO_CARD { bit(put_out) } else { 0 };
-            slots.extend(ids(hidden).map(|c| (c, Place::Held(q))));
-        }
-        slots.extend(start.deck[5 * n + 1..].iter().map(|&c| (c, Place::Stock)));
-        let fits =
-            |c: u8, place: Place| !matches!(place, Place::Held(q) if forbidden[q] & bit(c) != 0);
-        let len = slots.len() as u64;
-        for _ in 0..20 * len {
-            let (i, j) = (rng.below(len) as usize, rng.below(len) as usize);
-            let ((ci, pi), (cj, pj)) = (slots[i], slots[j]);
-            if pi != pj && fits(ci, pj) && fits(cj, pi) {
-                slots[i].0 = cj;
-                slots[j].0 = ci;
+            let turn_up_held = s.robber == Some(q as u8) && s.turn_up_at == TurnUp::Hand;
+            places.push(Place::Held(q));
+            sizes.push(s.hands[q].count_ones() as usize - usize::from(turn_up_held));
+            if put_out[q] {
+                places.push(Place::PutOut(q));
+                sizes.push(1);
             }
         }
-        // Lay the deck out: the viewer's and the turn-up's positions unchanged.
+        places.push(Place::Stock);
+        sizes.push(52 - 5 * n - 1);
+        let mut seen = start.dealt[seat] | bit(start.turn_up);
+        played.iter().for_each(|&p| seen |= p);
+        let hidden: Vec<u8> = ids(!seen & ((1u64 << 52) - 1)).collect();
+        // A holder who robbed was dealt the ace: it is in his hand or is the card he put out.
+        let holder = (0..n).find(|&q| held_ace[q]);
+        let fits = |c: u8, place: Place| match (place, holder) {
+            (Place::Held(q), Some(h)) if c == ace => q == h && forbidden[q] & bit(c) == 0,
+            (Place::PutOut(q), Some(h)) if c == ace => q == h,
+            (Place::Stock, Some(_)) if c == ace => false,
+            (Place::Held(q), _) => forbidden[q] & bit(c) == 0,
+            _ => true,
+        };
+        let allowed: Vec<u32> = hidden
+            .iter()
+            .map(|&c| {
+                (0..places.len())
+                    .filter(|&p| fits(c, places[p]))
+                    .fold(0u32, |m, p| m | (1 << p))
+            })
+            .collect();
+        let dealt = crate::sampling::deal(&hidden, &allowed, &sizes, rng)?;
+        // Lay the deck out: the viewer's cards and the turn-up where they were, every other
+        // seat's new deal in its positions, the stock after the turn-up.
         let mut deck = start.deck.to_vec();
+        let mut new_dealt = played;
         let mut new_put_out = [NO_CARD; MAX_PLAYERS];
         let mut stock = 5 * n + 1;
-        let mut new_hand = known;
-        for &(c, place) in &slots {
-            match place {
-                Place::Held(q) => new_hand[q] |= bit(c),
-                Place::PutOut(q) => {
-                    new_hand[q] |= bit(c);
-                    new_put_out[q] = c;
-                }
-                Place::Stock => {
-                    deck[stock] = c;
-                    stock += 1;
+        for (place, cards) in places.iter().zip(&dealt) {
+            for &c in cards {
+                match *place {
+                    Place::Held(q) => new_dealt[q] |= bit(c),
+                    Place::PutOut(q) => {
+                        new_dealt[q] |= bit(c);
+                        new_put_out[q] = c;
+                    }
+                    Place::Stock => {
+                        deck[stock] = c;
+                        stock += 1;
+                    }
                 }
             }
         }
         for q in (0..n).filter(|&q| q != seat) {
-            let mut cards = ids(new_hand[q]);
+            let mut cards = ids(new_dealt[q]);
             for k in start.deal_positions(q) {
                 deck[k] = cards.next()?;
             }
         }
-        // The same visible actions; hidden ones follow the new cards.
+        // The same visible actions; the hidden ones follow the new cards: another robber puts
+        // out its new card, and a seat that now holds the ace of trumps where the rob is private
+        // declines it unseen (a true decline the viewer did not see is dropped).
         let mut s = start.clone();
         s.redeal(&deck);
-        let mut out = Vec::with_capacity(actions.len());
+        let hidden_rob = |s: &Self| s.rob_is_private() && s.to_play as usize != seat;
+        let mut out = Vec::with_capacity(actions.len() + 2);
+        let mut orig = start.clone();
         for &a in actions {
-            let q = s.to_play as usize;
+            let q = orig.to_play as usize;
+            let skip = hidden_rob(&orig) && a == Action::Decline;
+            orig.apply_unchecked(a);
+            if skip {
+                continue;
+            }
             let a = match a {
                 Action::Rob(_) if q != seat => Action::Rob(new_put_out[q]),
-                Action::Decline if q != seat && s.rob_is_private() => continue,
                 a => a,
             };
-            while s.rob_is_private() && s.to_play as usize != seat && !matches!(a, Action::Rob(_)) {
+            while hidden_rob(&s) && !matches!(a, Action::Rob(_)) {
                 s.apply(Action::Decline).ok()?;
                 out.push(Action::Decline);
             }
             s.apply(a).ok()?;
             out.push(a);
+        }
+        // Where the true state is not at a decision the viewer cannot see, neither is this one.
+        if !hidden_rob(&orig) {
+            while hidden_rob(&s) {
+                s.apply(Action::Decline).ok()?;
+                out.push(Action::Decline);
+            }
         }
         Some((deck, out))
     }

@@ -8,12 +8,22 @@ use crate::{cards, registry, Error};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
 
+/// Longest error message passed to Python; inputs are already cut where they are quoted, this
+/// only guards against a message that lists too much.
+const MAX_MESSAGE: usize = 2000;
+
 /// Raises the `tapete.errors` class of an engine error (defined in Python, imported here).
 fn to_py(err: Error) -> PyErr {
+    let err = match err {
+        Error::Config(m) => Error::Config(cut(m)),
+        Error::IllegalAction(m) => Error::IllegalAction(cut(m)),
+        Error::Parse(m) => Error::Parse(cut(m)),
+        Error::Value(m) => Error::Value(cut(m)),
+    };
     Python::attach(|py| {
         let class = match &err {
             Error::Config(_) => "ConfigError",
@@ -41,17 +51,121 @@ impl<T> OrPy<T> for crate::Result<T> {
     }
 }
 
+fn cut(message: String) -> String {
+    if message.chars().count() <= MAX_MESSAGE {
+        return message;
+    }
+    let head: String = message.chars().take(MAX_MESSAGE).collect();
+    format!("{head}… (message cut)")
+}
+
 fn config_error(message: String) -> PyErr {
     to_py(Error::Config(message))
 }
 
-/// Python value -> JSON through the `json` module, so every JSON-able config value works.
-fn to_json(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let text: String = py
-        .import("json")?
-        .call_method1("dumps", (value,))?
-        .extract()?;
-    serde_json::from_str(&text).map_err(|e| config_error(format!("config is not JSON-like: {e}")))
+fn parse_error(message: String) -> PyErr {
+    to_py(Error::Parse(message))
+}
+
+/// A Python value for an error message: its `repr`, cut like every quoted input.
+fn shown(value: &Bound<'_, PyAny>) -> String {
+    let text = value
+        .repr()
+        .map(|r| r.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "<unprintable>".into());
+    let n = text.chars().count();
+    if n <= 40 {
+        text
+    } else {
+        format!(
+            "{}… ({n} characters)",
+            text.chars().take(40).collect::<String>()
+        )
+    }
+}
+
+/// A `str` argument; anything else, or a string that is not valid Unicode (a lone surrogate),
+/// is the error `err` makes of the message.
+fn text_arg(value: &Bound<'_, PyAny>, what: &str, err: fn(String) -> PyErr) -> PyResult<String> {
+    match value.cast::<PyString>() {
+        Ok(s) => s
+            .to_str()
+            .map(str::to_owned)
+            .map_err(|_| err(format!("{what} is not valid Unicode: {}", shown(value)))),
+        Err(_) => Err(err(format!("{what} must be a str, got {}", shown(value)))),
+    }
+}
+
+/// How deep a config value may nest (lists in lists…): far more than any option needs.
+const MAX_CONFIG_DEPTH: usize = 32;
+
+/// A Python config value as JSON: `None`, `bool`, `int`, `float`, `str`, lists and tuples, dicts
+/// with `str` keys, and numpy scalars like the Python values they hold. Anything else, a
+/// non-finite float or a value nested too deeply is a `ConfigError`.
+fn to_json(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+    if depth > MAX_CONFIG_DEPTH {
+        return Err(config_error(format!(
+            "a config value may nest at most {MAX_CONFIG_DEPTH} deep"
+        )));
+    }
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if value.is_instance_of::<PyInt>() {
+        if let Ok(i) = value.extract::<i64>() {
+            return Ok(Value::from(i));
+        }
+        return match value.extract::<u64>() {
+            Ok(u) => Ok(Value::from(u)),
+            Err(_) => Err(config_error(format!(
+                "config integer out of range: {}",
+                shown(value)
+            ))),
+        };
+    }
+    if let Ok(f) = value.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| config_error(format!("config number {} is not finite", shown(value))));
+    }
+    if value.is_instance_of::<PyString>() {
+        return text_arg(value, "a config string", config_error).map(Value::String);
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        return value
+            .try_iter()?
+            .map(|item| to_json(&item?, depth + 1))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
+    if let Ok(d) = value.cast::<PyDict>() {
+        let mut map = serde_json::Map::new();
+        for (k, v) in d.iter() {
+            let key = text_arg(&k, "a config key", config_error)?;
+            map.insert(key, to_json(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    // numpy scalars (np.int64, np.bool_, np.float32, ...) stand for the Python value they hold.
+    let numpy_scalar = value
+        .get_type()
+        .module()
+        .is_ok_and(|m| m.to_string_lossy() == "numpy")
+        && value.hasattr("item").unwrap_or(false);
+    if numpy_scalar {
+        if let Ok(item) = value.call_method0("item") {
+            if !item.get_type().is(value.get_type()) {
+                return to_json(&item, depth + 1);
+            }
+        }
+    }
+    Err(config_error(format!(
+        "a config value must be a bool, int, float, str, list or dict, got {}",
+        shown(value)
+    )))
 }
 
 fn to_py_value(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
@@ -99,29 +213,48 @@ fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     match seed {
         None => Ok(fresh_seed()),
         Some(s) if s.is_none() => Ok(fresh_seed()),
-        Some(s) => {
-            if s.is_instance_of::<pyo3::types::PyBool>() {
-                return Err(config_error(
-                    "seed must be an int 0 <= seed < 2**64, got a bool".into(),
-                ));
-            }
-            s.extract::<u64>().map_err(|_| {
-                config_error(format!("seed must be an int 0 <= seed < 2**64, got {s}"))
-            })
-        }
+        Some(s) => count_arg(s, "seed", u64::MAX, "0 <= seed < 2**64"),
     }
 }
 
+/// An integer argument `0 <= value <= most` (`range` words it); a bool, any other type or an
+/// integer out of range is a `ConfigError`, as for seeds.
+fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> PyResult<u64> {
+    let bad = || {
+        config_error(format!(
+            "{what} must be an int {range}, got {}",
+            shown(value)
+        ))
+    };
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        return Err(bad());
+    }
+    value
+        .extract::<u64>()
+        .ok()
+        .filter(|&v| v <= most)
+        .ok_or_else(bad)
+}
+
 fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
-    if value.is_instance_of::<pyo3::types::PyString>() {
+    if value.is_instance_of::<PyString>() {
         return Err(config_error(format!(
             "{what} must be a sequence of card strings, not one string"
         )));
     }
+    let bad = || config_error(format!("{what} must be a sequence of card strings"));
     value
-        .extract::<Vec<String>>()
-        .map_err(|_| config_error(format!("{what} must be a sequence of card strings")))
+        .try_iter()
+        .map_err(|_| bad())?
+        .map(|c| text_arg(&c?, "a card", config_error))
+        .collect()
 }
+
+/// Most games one `play_random` call plays: its results take 8·(players + 1) bytes a game, so
+/// this bounds them to a few GB. Larger runs go in several calls (or `tapete selfplay`).
+const MAX_PLAYOUTS: u64 = 100_000_000;
+/// Most native threads a call may start.
+const MAX_THREADS: u64 = 1024;
 
 /// A game with its config.
 #[pyclass(module = "tapete._core", name = "Game", frozen)]
@@ -171,7 +304,7 @@ impl PyGame {
             (Some(_), Some(_)) => return Err(config_error("give deck or decks, not both".into())),
             (Some(d), None) => vec![card_list(d, "deck")?],
             (None, Some(ds)) => {
-                if ds.is_instance_of::<pyo3::types::PyString>() {
+                if ds.is_instance_of::<PyString>() {
                     return Err(config_error("decks must be a sequence of decks".into()));
                 }
                 ds.try_iter()
@@ -189,20 +322,53 @@ impl PyGame {
     /// Native random playouts of games `seed, seed + 1, …`, without the GIL, on `threads`
     /// threads (the results do not depend on it): the returns, shape (games, players), and
     /// the number of actions of each game.
-    #[pyo3(signature = (games, seed=0, threads=1))]
+    #[pyo3(
+        signature = (games, seed=None, threads=None),
+        text_signature = "(self, games, seed=0, threads=1)"
+    )]
     fn play_random<'py>(
         &self,
         py: Python<'py>,
-        games: usize,
-        seed: u64,
-        threads: usize,
+        games: &Bound<'py, PyAny>,
+        seed: Option<&Bound<'py, PyAny>>,
+        threads: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>)> {
         let n = self.inner.num_players();
-        let mut returns = vec![0.0; games * n];
-        let mut lengths = vec![0u64; games];
+        let games = count_arg(games, "games", MAX_PLAYOUTS, &format!("0..={MAX_PLAYOUTS}"))?;
+        let seed = match seed {
+            Some(s) => count_arg(s, "seed", u64::MAX, "0 <= seed < 2**64")?,
+            None => 0,
+        };
+        let threads_range = format!("1..={MAX_THREADS}");
+        let threads = match threads {
+            Some(t) => count_arg(t, "threads", MAX_THREADS, &threads_range)?,
+            None => 1,
+        };
+        if threads == 0 {
+            return Err(config_error(format!(
+                "threads must be an int {threads_range}, got 0"
+            )));
+        }
+        let games = games as usize;
+        let alloc_error = || {
+            pyo3::exceptions::PyMemoryError::new_err(format!(
+                "play_random({games}) needs {} MB for its results: play fewer games per call",
+                games * (n + 1) * 8 / 1_000_000
+            ))
+        };
+        let mut returns: Vec<f64> = Vec::new();
+        let mut lengths: Vec<u64> = Vec::new();
+        returns
+            .try_reserve_exact(games * n)
+            .map_err(|_| alloc_error())?;
+        lengths
+            .try_reserve_exact(games)
+            .map_err(|_| alloc_error())?;
+        returns.resize(games * n, 0.0);
+        lengths.resize(games, 0);
         py.detach(|| {
             self.inner
-                .random_playouts(seed, threads.max(1), &mut returns, &mut lengths)
+                .random_playouts(seed, threads as usize, &mut returns, &mut lengths)
         });
         let returns = PyArray1::from_vec(py, returns)
             .reshape([games, n])?
@@ -211,9 +377,7 @@ impl PyGame {
     }
 
     fn deserialize_state(&self, data: &Bound<'_, PyAny>) -> PyResult<PyState> {
-        let text: String = data
-            .extract()
-            .map_err(|_| to_py(Error::Parse("serialized state must be a str".into())))?;
+        let text = text_arg(data, "a serialized state", parse_error)?;
         let state = self.inner.deserialize_state(&text).py_err()?;
         if state.game().config() != self.inner.config() {
             return Err(to_py(Error::Parse(
@@ -271,11 +435,12 @@ impl PyState {
         let n = self.inner.num_players();
         let bad = || {
             PyValueError::new_err(format!(
-                "seat {player} is out of range: this game has seats 0..{}",
+                "seat {} is out of range: this game has seats 0..{}",
+                shown(player),
                 n - 1
             ))
         };
-        if player.is_instance_of::<pyo3::types::PyBool>() {
+        if player.is_instance_of::<PyBool>() {
             return Err(bad());
         }
         player
@@ -288,15 +453,24 @@ impl PyState {
     fn action(&self, action: &Bound<'_, PyAny>) -> PyResult<usize> {
         let bad = || {
             to_py(Error::IllegalAction(format!(
-                "action must be an int id, got {action}"
+                "action must be an int id, got {}",
+                shown(action)
             )))
         };
-        if action.is_instance_of::<pyo3::types::PyBool>() {
+        if action.is_instance_of::<PyBool>() {
             return Err(bad());
         }
-        let id: i64 = action.extract().map_err(|_| bad())?;
-        usize::try_from(id)
-            .map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative"))))
+        if !action.is_instance_of::<PyInt>() {
+            return Err(bad());
+        }
+        match action.extract::<i64>() {
+            Ok(id) => usize::try_from(id)
+                .map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative")))),
+            Err(_) => Err(to_py(Error::IllegalAction(format!(
+                "action id {} is out of range",
+                shown(action)
+            )))),
+        }
     }
 }
 
@@ -337,11 +511,7 @@ impl PyState {
     }
 
     fn string_to_action(&self, text: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let text: String = text.extract().map_err(|_| {
-            to_py(Error::Parse(format!(
-                "action text must be a str, got {text}"
-            )))
-        })?;
+        let text = text_arg(text, "an action text", parse_error)?;
         self.inner.string_to_action(&text).py_err()
     }
 
@@ -466,16 +636,10 @@ fn list_games() -> Vec<&'static str> {
 
 #[pyfunction]
 #[pyo3(signature = (name, **config))]
-fn load_game(
-    py: Python<'_>,
-    name: &Bound<'_, PyAny>,
-    config: Option<&Bound<'_, PyDict>>,
-) -> PyResult<PyGame> {
-    let name: String = name
-        .extract()
-        .map_err(|_| config_error(format!("game name must be a str, got {name}")))?;
+fn load_game(name: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<PyGame> {
+    let name = text_arg(name, "a game name", config_error)?;
     let config = match config {
-        Some(c) => to_json(py, c.as_any())?,
+        Some(c) => to_json(c.as_any(), 0)?,
         None => Value::Null,
     };
     Ok(PyGame {
@@ -484,7 +648,9 @@ fn load_game(
 }
 
 #[pyfunction]
-fn _game_from_json(name: &str, config: &str) -> PyResult<PyGame> {
+fn _game_from_json(name: &Bound<'_, PyAny>, config: &Bound<'_, PyAny>) -> PyResult<PyGame> {
+    let name = &text_arg(name, "a game name", parse_error)?;
+    let config = &text_arg(config, "a config", parse_error)?;
     let config: Value =
         serde_json::from_str(config).map_err(|e| to_py(Error::Parse(e.to_string())))?;
     Ok(PyGame {
@@ -493,7 +659,8 @@ fn _game_from_json(name: &str, config: &str) -> PyResult<PyGame> {
 }
 
 #[pyfunction]
-fn _state_from_json(data: &str) -> PyResult<PyState> {
+fn _state_from_json(data: &Bound<'_, PyAny>) -> PyResult<PyState> {
+    let data = &text_arg(data, "a serialized state", parse_error)?;
     let v: Value = serde_json::from_str(data)
         .map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
     let name = v.get("game").and_then(Value::as_str).unwrap_or_default();
@@ -511,9 +678,7 @@ fn french(text: &str) -> PyResult<u8> {
 }
 
 fn text(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    value
-        .extract()
-        .map_err(|_| to_py(Error::Parse(format!("{what} must be a str, got {value}"))))
+    text_arg(value, what, parse_error)
 }
 
 fn texts(values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
@@ -522,7 +687,7 @@ fn texts(values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
             "{what} must be a sequence of card strings"
         )))
     };
-    if values.is_instance_of::<pyo3::types::PyString>() {
+    if values.is_instance_of::<PyString>() {
         return Err(bad());
     }
     values
@@ -675,9 +840,13 @@ fn cicera_score_hand(
 // Cau Robat evaluator.
 
 fn cau_robat_rank(value: &Bound<'_, PyAny>) -> PyResult<usize> {
-    let bad =
-        || PyValueError::new_err(format!("{value} is not a rank: expected 1-7, 10, 11 or 12"));
-    if value.is_instance_of::<pyo3::types::PyBool>() {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{} is not a rank: expected 1-7, 10, 11 or 12",
+            shown(value)
+        ))
+    };
+    if value.is_instance_of::<PyBool>() {
         return Err(bad());
     }
     let v: i64 = value.extract().map_err(|_| bad())?;

@@ -46,6 +46,11 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
     let n = game.num_players();
     let mut legal = Vec::new();
     let mut steps = 0;
+    let mut summed = vec![0.0; n];
+    assert!(
+        state.rewards().iter().all(|&r| r == 0.0),
+        "rewards before any action"
+    );
     while let Some(p) = state.current_player() {
         assert!(p < n);
         legal.clear();
@@ -78,7 +83,21 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
         // What a seat sees is the same in a world re-dealt from its point of view.
         if steps % 7 == 0 {
             let seat = (seed as usize + steps) % n;
-            let other = state.resample(seat, seed + steps as u64).unwrap();
+            let other = state
+                .try_resample(seat, seed + steps as u64)
+                .unwrap()
+                .expect("a resampled world was found");
+            // Whose turn it is and what that seat may do, when it is the seat's own turn.
+            assert_eq!(
+                other.current_player() == Some(seat),
+                p == seat,
+                "resample turn"
+            );
+            if p == seat {
+                let mut theirs = Vec::new();
+                other.legal_actions(&mut theirs);
+                assert_eq!(theirs, legal, "resample legal actions");
+            }
             assert_eq!(
                 other.view(Some(seat)).unwrap(),
                 state.view(Some(seat)).unwrap(),
@@ -98,6 +117,9 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
         }
         let a = legal[rng.below(legal.len() as u64) as usize];
         state.apply(a).unwrap();
+        for (total, r) in summed.iter_mut().zip(state.rewards()) {
+            *total += r;
+        }
         steps += 1;
         assert!(
             steps <= game.max_game_length(),
@@ -105,6 +127,12 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
         );
     }
     let returns = state.returns();
+    for (total, r) in summed.iter().zip(&returns) {
+        assert!(
+            (total - r).abs() < 1e-9,
+            "rewards add up to {summed:?}, returns {returns:?}"
+        );
+    }
     let unresolved =
         game.config().get("leftover_pool").and_then(|v| v.as_str()) == Some("unresolved");
     if !unresolved {

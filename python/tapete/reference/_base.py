@@ -37,6 +37,7 @@ __all__ = [
     "int_in",
     "merge_config",
     "seat_name",
+    "uniform_assignment",
 ]
 
 TERMINAL = -4  # ``current_player()`` once the game is over
@@ -106,6 +107,34 @@ def first_dealer(value: object, n: int, seat: str | None = None) -> int | str:
             raise ConfigError(f'first_dealer must be "random" or {wanted}, got {value!r}')
         return "random"
     return int_in("first_dealer", value, 0, n - 1)
+
+
+def uniform_assignment(
+    cards: Sequence[int],
+    sizes: Sequence[int],
+    allowed: Any,
+    rng: SplitMix64,
+    tries: int = 20_000,
+) -> list[list[int]] | None:
+    """``cards`` dealt into places of ``sizes``, uniformly among the deals in which
+    ``allowed(card, place)`` holds for every card; ``None`` if ``tries`` draws all failed.
+
+    Rejection sampling: shuffle, cut into the places, keep the deal if every card may be where
+    it landed. Every fitting deal is equally likely to be the first kept.
+    """
+    order = list(cards)
+    for _ in range(tries):
+        rng.shuffle(order)
+        places, at = [], 0
+        for p, size in enumerate(sizes):
+            chunk = order[at : at + size]
+            if not all(allowed(card, p) for card in chunk):
+                break
+            places.append(chunk)
+            at += size
+        else:
+            return places
+    return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -397,7 +426,9 @@ class ReferenceState:
 
     def apply_action(self, action: int) -> None:
         a = self._check_action(action)
-        before = self.returns()
+        # Rewards count from zero: money paid in at the deal belongs to the first action, so
+        # the rewards of a whole game add up to its returns.
+        before = self.returns() if self._history else [0.0] * self._n
         self._history.append(a)
         self._apply(a)
         self._rewards = [after - b for after, b in zip(self.returns(), before)]
@@ -512,6 +543,20 @@ class ReferenceState:
     def _resample(self, seat: int, sampler: SplitMix64) -> Self:
         """A state ``seat`` cannot tell from this one, drawn with ``sampler``."""
         raise NotImplementedError
+
+    def _seen_by(self, seat: int) -> tuple[Any, ...]:
+        """Everything ``seat`` observes: a resampled world must give exactly the same.
+
+        Its view, information state and tensor, whether it is to act, and then what it may do.
+        """
+        to_act = self.current_player() == seat
+        return (
+            self.view(seat),
+            self.information_state_string(seat),
+            self.observation_tensor(seat).tobytes(),
+            to_act,
+            self.legal_actions() if to_act else None,
+        )
 
     def _replayed(self, deck: list[int]) -> Self:
         """The history replayed with ``deck`` for the current deal (earlier deals as they were)."""

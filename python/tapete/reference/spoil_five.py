@@ -32,6 +32,7 @@ from tapete.reference._base import (
     first_dealer,
     int_in,
     merge_config,
+    uniform_assignment,
 )
 from tapete.reference._base import seat_name as _p
 from tapete.reference.cards import FRENCH
@@ -945,30 +946,19 @@ class SpoilFiveState(ReferenceState):
     def _resample(self, seat: int, sampler: SplitMix64) -> SpoilFiveState:
         """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
 
-        Every card of the current deal that ``seat`` cannot see is re-dealt among the places
-        it could be (other hands, put-out cards, the stock), respecting what ``seat`` can infer:
-        failures to follow suit, reneges on trump leads, who robbed, and who could still hold or
-        have declined to rob with the ace of trumps.  Earlier deals are kept as they were.  Each
-        candidate is replayed through the checked ``apply_action`` and kept only if the view,
-        observation and information state of ``seat`` are unchanged; after 64 failed candidates
-        the true hidden cards are kept.
+        Every card of the current deal that ``seat`` cannot see is re-dealt uniformly among the
+        places it could be (other hands, put-out cards, the stock), respecting what ``seat`` can
+        infer: failures to follow suit, reneges on trump leads, who robbed, and who could still
+        hold or have declined to rob with the ace of trumps.  Earlier deals are kept as they
+        were.  Each candidate is replayed through the checked ``apply_action`` and kept only if
+        ``seat`` observes exactly the same (``_seen_by``: its view, observation and information
+        state, its turn and legal actions), so the kept world is uniform over the consistent
+        ones; after 2000 failed candidates the true hidden cards are kept.
         """
-        target = (
-            self.view(seat),
-            self.information_state_string(seat),
-            self.observation_tensor(seat).tobytes(),
-        )
-        for _ in range(64):
+        target = self._seen_by(seat)
+        for _ in range(2000):
             candidate = self._try_resample(seat, sampler)
-            if (
-                candidate is not None
-                and (
-                    candidate.view(seat),
-                    candidate.information_state_string(seat),
-                    candidate.observation_tensor(seat).tobytes(),
-                )
-                == target
-            ):
+            if candidate is not None and candidate._seen_by(seat) == target:
                 return candidate
         fallback = self.clone()
         fallback._given = [list(deck) for deck in fallback._decks]
@@ -1061,8 +1051,8 @@ class SpoilFiveState(ReferenceState):
                 ):
                     ace_stock_ok = False
 
-        def allowed(card: int, slot: tuple[str, int, int]) -> bool:
-            kind, q, _ = slot
+        def allowed(card: int, place: int) -> bool:
+            kind, q, _ = slots[place]
             if kind == "hand":
                 if card in forbidden[q]:
                     return False
@@ -1071,22 +1061,21 @@ class SpoilFiveState(ReferenceState):
                 return card != ace or ace_put_ok[q]
             return card != ace or ace_stock_ok
 
-        assignment = _random_assignment(hidden, slots, allowed, sampler)
-        if assignment is None:
+        places = uniform_assignment(hidden, [cap for _, _, cap in slots], allowed, sampler)
+        if places is None:
             return None
 
         # Rebuild the deal's deck from the sampled places.
         hands: list[list[int]] = [list(d.hands[q]) if q == seat else [] for q in range(n)]
         put_out: list[int | None] = list(d.put_out)
         stock: list[int] = []
-        for card, slot_index in assignment.items():
-            kind, q, _ = slots[slot_index]
+        for (kind, q, _), cards in zip(slots, places):
             if kind == "hand":
-                hands[q].append(card)
+                hands[q].extend(cards)
             elif kind == "put":
-                put_out[q] = card
+                put_out[q] = cards[0]
             else:
-                stock.append(card)
+                stock.extend(cards)
         for q in range(n):
             if q != seat and turn_up_in_hand and d.robber == q:
                 hands[q].append(d.turn_up)
@@ -1141,63 +1130,14 @@ class SpoilFiveState(ReferenceState):
                     state.apply_action(DISCARD_BASE + put_card)
                 else:
                     state.apply_action(action)
+            # Where the true deal is not waiting on a decision the viewer cannot see, the
+            # sampled one is not either: a new holder of the ace declines unseen.
+            if not (d.phase == "rob" and d.to_play != seat):
+                while state._deal.phase == "rob" and state._deal.to_play != seat:
+                    state.apply_action(DECLINE)
         except IllegalActionError:
             return None
         return state
-
-
-def _random_assignment(
-    cards: list[int],
-    slots: list[tuple[str, int, int]],
-    allowed: Any,
-    rng: SplitMix64,
-) -> dict[int, int] | None:
-    """Place every card in a slot with room, respecting ``allowed(card, slot)``.
-
-    Cards are taken in random order and each goes to a slot chosen with probability
-    proportional to its free room (uniform when nothing is forbidden).  If that dead-ends,
-    a bipartite matching (augmenting paths, random order) finds a placement if one exists.
-    """
-    order = list(cards)
-    rng.shuffle(order)
-    for _ in range(8):
-        room = [cap for _, _, cap in slots]
-        placed: dict[int, int] = {}
-        for card in order:
-            options = [i for i, slot in enumerate(slots) if room[i] > 0 and allowed(card, slot)]
-            if not options:
-                break
-            total = sum(room[i] for i in options)
-            pick = rng.below(total)
-            for i in options:
-                if pick < room[i]:
-                    placed[card] = i
-                    room[i] -= 1
-                    break
-                pick -= room[i]
-        else:
-            return placed
-        rng.shuffle(order)
-    # Matching: one unit per free place.
-    units = [i for i, (_, _, cap) in enumerate(slots) for _ in range(cap)]
-    rng.shuffle(units)
-    owner: list[int | None] = [None] * len(units)
-
-    def augment(card: int, seen: set[int]) -> bool:
-        for u, slot_index in enumerate(units):
-            if u in seen or not allowed(card, slots[slot_index]):
-                continue
-            seen.add(u)
-            holder = owner[u]
-            if holder is None or augment(holder, seen):
-                owner[u] = card
-                return True
-        return False
-
-    for card in order:
-        if not augment(card, set()):
-            return None
-    return {card: units[u] for u, card in enumerate(owner) if card is not None}
 
 
 def _render(v: dict[str, Any]) -> str:

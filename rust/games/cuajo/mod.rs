@@ -313,14 +313,16 @@ impl ActionTrait for Action {
                     Ok(Action::Marker(suit_of(k as usize) as u8))
                 } else {
                     Err(parse_err!(
-                        "{c:?} is not a king: the purro marker is a king"
+                        "{} is not a king: the purro marker is a king",
+                        crate::error::quoted(c)
                     ))
                 }
             }
             _ => Err(parse_err!(
-                "{text:?} is not a Cuajo action: expected draw, take, discard <card>, \
+                "{} is not a Cuajo action: expected draw, take, discard <card>, \
                  secret <card>, sowee-secret <card>, win, claim, pass, marker <king>, purro \
-                 or no-purro"
+                 or no-purro",
+                crate::error::quoted(text)
             )),
         }
     }
