@@ -69,6 +69,13 @@ fn parse_error(message: String) -> PyErr {
 
 /// A Python value for an error message: its `repr`, cut like every quoted input.
 fn shown(value: &Bound<'_, PyAny>) -> String {
+    if value.is_instance_of::<PyInt>() && value.extract::<i128>().is_err() {
+        let bits = value
+            .call_method0("bit_length")
+            .and_then(|b| b.extract::<u64>())
+            .unwrap_or(0);
+        return format!("an integer of {bits} bits");
+    }
     let text = value
         .repr()
         .map(|r| r.to_string_lossy().into_owned())

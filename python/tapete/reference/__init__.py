@@ -12,6 +12,7 @@ from typing import Any
 
 from tapete.errors import ConfigError
 from tapete.reference._base import TERMINAL
+from tapete.reference._text import shown
 from tapete.reference.cau_robat import CauRobatGame
 from tapete.reference.cicera import CiceraGame
 from tapete.reference.cuajo import CuajoGame
@@ -36,5 +37,5 @@ def list_games() -> list[str]:
 def load_game(name: str, **config: Any) -> Any:
     """A game by registry name; ``ConfigError`` for an unknown game or a bad config."""
     if not isinstance(name, str) or name not in _GAMES:
-        raise ConfigError(f"unknown game {name!r} (expected one of: {', '.join(_GAMES)})")
+        raise ConfigError(f"unknown game {shown(name)} (expected one of: {', '.join(_GAMES)})")
     return _GAMES[name](**config)

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete.errors import ConfigError, IllegalActionError, ParseError
+from tapete.reference._text import shown
 from tapete.reference.cards import Pack
 from tapete.reference.rng import MASK64, SplitMix64
 
@@ -37,6 +38,7 @@ __all__ = [
     "int_in",
     "merge_config",
     "seat_name",
+    "shown",
     "uniform_assignment",
 ]
 
@@ -76,7 +78,7 @@ def int_in(key: str, value: object, low: int, high: int) -> int:
     """``value`` if it is an integer in ``low..high``, else ``ConfigError``."""
     number = as_int(value)
     if number is None:
-        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {value!r}")
+        raise ConfigError(f"{key} must be an integer in {low}..{high}, got {shown(value)}")
     if not low <= number <= high:
         raise ConfigError(f"{key} must be in {low}..{high}, got {number}")
     return number
@@ -85,14 +87,16 @@ def int_in(key: str, value: object, low: int, high: int) -> int:
 def choice(key: str, value: object, options: Sequence[str]) -> str:
     """``value`` if it is one of the strings ``options``, else ``ConfigError``."""
     if not isinstance(value, str) or value not in options:
-        raise ConfigError(f"{key} must be one of {', '.join(map(repr, options))}, got {value!r}")
+        raise ConfigError(
+            f"{key} must be one of {', '.join(map(repr, options))}, got {shown(value)}"
+        )
     return value
 
 
 def boolean(key: str, value: object) -> bool:
     """``value`` if it is a bool (numpy's too), else ``ConfigError``."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
+        raise ConfigError(f"{key} must be true or false, got {shown(value)}")
     return bool(value)
 
 
@@ -104,7 +108,7 @@ def first_dealer(value: object, n: int, seat: str | None = None) -> int | str:
     if isinstance(value, str):
         if value != "random":
             wanted = f"a seat 0..{n - 1}" if seat is None else seat
-            raise ConfigError(f'first_dealer must be "random" or {wanted}, got {value!r}')
+            raise ConfigError(f'first_dealer must be "random" or {wanted}, got {shown(value)}')
         return "random"
     return int_in("first_dealer", value, 0, n - 1)
 
@@ -148,7 +152,7 @@ def check_seed(seed: object) -> int:
         return secrets.randbits(64)
     number = as_int(seed)
     if number is None or not 0 <= number <= MASK64:
-        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {seed!r}")
+        raise ConfigError(f"a seed must be an integer with 0 <= seed < 2**64, got {shown(seed)}")
     return number
 
 
@@ -158,7 +162,7 @@ def check_deck(deck: object, pack: Pack) -> list[int]:
     size = len(pack.full_pack())
     if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
         raise ConfigError(
-            f"a deck must be a list of {size} card strings, top card first, got {deck!r}"
+            f"a deck must be a list of {size} card strings, top card first, got {shown(deck)}"
         )
     ids: list[int] = []
     for card in deck:
@@ -266,7 +270,7 @@ class ReferenceGame(Generic[StateT]):
             given = [check_deck(deck, self._pack)]
         elif decks is not None:
             if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {decks!r}")
+                raise ConfigError(f"decks must be a list of decks, got {shown(decks)}")
             given = [check_deck(d, self._pack) for d in decks]
         return self._new_state(check_seed(seed), given)
 
@@ -284,7 +288,7 @@ class ReferenceGame(Generic[StateT]):
                 "decks, rng, history"
             )
         if obj["game"] != self._name:
-            raise ParseError(f"serialized state is not a {self._name} state: {obj['game']!r}")
+            raise ParseError(f"serialized state is not a {self._name} state: {shown(obj['game'])}")
         if not isinstance(obj["config"], dict):
             raise ParseError("serialized config must be an object")
         try:
@@ -411,9 +415,9 @@ class ReferenceState:
         top = self._game.num_distinct_actions() - 1
         a = as_int(action)
         if a is None:
-            raise IllegalActionError(f"an action is an integer id 0..{top}, got {action!r}")
+            raise IllegalActionError(f"an action is an integer id 0..{top}, got {shown(action)}")
         if not 0 <= a <= top:
-            raise IllegalActionError(f"action id {a} is out of range 0..{top}")
+            raise IllegalActionError(f"action id {shown(a)} is out of range 0..{top}")
         if self._terminal:
             raise IllegalActionError(f"the {self._unit} is over; no action is legal (got {a})")
         legal = self.legal_actions()
@@ -442,7 +446,7 @@ class ReferenceState:
         top = self._game.num_distinct_actions() - 1
         a = as_int(action)
         if a is None or not 0 <= a <= top:
-            raise IllegalActionError(f"action id {action!r} is out of range 0..{top}")
+            raise IllegalActionError(f"action id {shown(action)} is out of range 0..{top}")
         return a
 
     def action_to_string(self, action: int) -> str:
@@ -465,7 +469,7 @@ class ReferenceState:
     def _check_seat(self, player: object) -> int:
         seat = as_int(player)
         if seat is None or not 0 <= seat < self._n:
-            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {player!r}")
+            raise ValueError(f"seat must be an integer in 0..{self._n - 1}, got {shown(player)}")
         return seat
 
     def view(self, player: int | None = None) -> dict[str, Any]:

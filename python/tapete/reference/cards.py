@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from tapete.errors import ParseError
+from tapete.reference._text import shown
 
 __all__ = ["CICERA", "CUAJO", "FRENCH", "Pack", "SPANISH"]
 
@@ -88,7 +89,7 @@ class Pack:
         """Canonical string of a card id."""
         if not self.is_id(card):
             raise ValueError(
-                f"not a {self.name} card id: {card!r} (expected 0..{self.num_kinds - 1})"
+                f"not a {self.name} card id: {shown(card)} (expected 0..{self.num_kinds - 1})"
             )
         return self.ranks[self.rank(card)] + self.suits[self.suit(card)]
 
@@ -97,7 +98,7 @@ class Pack:
         if not isinstance(text, str):
             raise ParseError(
                 f"a {self.name} card must be a string like "
-                f"{self.to_string(self.num_kinds - 1)!r}, got {text!r}"
+                f"{shown(self.to_string(self.num_kinds - 1))}, got {shown(text)}"
             )
         upper = text.upper()
         if len(upper) >= 2:
@@ -106,14 +107,14 @@ class Pack:
             if rank is not None and suit is not None:
                 return self.card(suit, rank)
         raise ParseError(
-            f"not a {self.name} card: {text!r} (expected a rank among "
+            f"not a {self.name} card: {shown(text)} (expected a rank among "
             f"{' '.join(self.ranks)} followed by a suit among {' '.join(self.suits)})"
         )
 
     def parse_many(self, texts: Iterable[object]) -> list[int]:
         """Card ids of a sequence of card strings, in the given order."""
         if isinstance(texts, str):
-            raise ParseError(f"expected a list of {self.name} cards, got the string {texts!r}")
+            raise ParseError(f"expected a list of {self.name} cards, got the string {shown(texts)}")
         return [self.parse(t) for t in texts]
 
     def format_many(self, cards: Iterable[int]) -> list[str]:

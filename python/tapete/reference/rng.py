@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from tapete.reference._text import shown
+
 __all__ = ["MASK64", "SplitMix64"]
 
 MASK64 = (1 << 64) - 1
@@ -38,7 +40,7 @@ class SplitMix64:
 
     def __init__(self, seed: int) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MASK64:
-            raise ValueError(f"SplitMix64 seed must be an int in [0, 2**64), got {seed!r}")
+            raise ValueError(f"SplitMix64 seed must be an int in [0, 2**64), got {shown(seed)}")
         self.state: int = seed
 
     def next_u64(self) -> int:
@@ -52,7 +54,7 @@ class SplitMix64:
     def below(self, n: int) -> int:
         """A uniform integer in ``0 .. n-1`` (``n >= 1``), by rejection."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"below(n) needs an int n >= 1, got {n!r}")
+            raise ValueError(f"below(n) needs an int n >= 1, got {shown(n)}")
         threshold = ((1 << 64) - n) % n
         while True:
             m = self.next_u64() * n

@@ -32,6 +32,7 @@ from tapete.reference._base import (
     first_dealer,
     int_in,
     merge_config,
+    shown,
     uniform_assignment,
 )
 from tapete.reference._base import seat_name as _p
@@ -204,15 +205,15 @@ def trick_winner_index(cards: Sequence[int], trump: int) -> int:
 def _parse_trump(trump: object) -> int:
     if isinstance(trump, str) and len(trump) == 1 and trump.upper() in SUIT_LETTERS:
         return SUIT_LETTERS.index(trump.upper())
-    raise ParseError(f"not a trump suit: {trump!r} (expected one of C D H S)")
+    raise ParseError(f"not a trump suit: {shown(trump)} (expected one of C D H S)")
 
 
 def _parse_distinct(cards: object, what: str) -> list[int]:
     if isinstance(cards, (str, bytes)) or not isinstance(cards, Sequence):
-        raise ParseError(f"{what} must be a list of card strings, got {cards!r}")
+        raise ParseError(f"{what} must be a list of card strings, got {shown(cards)}")
     ids = FRENCH.parse_many(cards)
     if len(set(ids)) != len(ids):
-        raise ValueError(f"{what} holds the same card twice: {list(cards)!r}")
+        raise ValueError(f"{what} holds the same card twice: {shown(list(cards))}")
     return ids
 
 
@@ -291,24 +292,24 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
     parts = merged["partnerships"]
     if isinstance(parts, str):
         if parts != "none":
-            raise ConfigError(f'partnerships must be "none" or a list of teams, got {parts!r}')
+            raise ConfigError(f'partnerships must be "none" or a list of teams, got {shown(parts)}')
         cfg["partnerships"] = "none"
     elif isinstance(parts, (list, tuple)):
         teams: list[list[int]] = []
         for team in parts:
             if not isinstance(team, (list, tuple)) or not team:
-                raise ConfigError(f"each team must be a non-empty list of seats, got {team!r}")
+                raise ConfigError(f"each team must be a non-empty list of seats, got {shown(team)}")
             teams.append([int_in("a partnership seat", s, 0, n - 1) for s in team])
         seats = sorted(s for team in teams for s in team)
         if seats != list(range(n)):
             raise ConfigError(
-                f"partnerships must cover every seat 0..{n - 1} exactly once, got {parts!r}"
+                f"partnerships must cover every seat 0..{n - 1} exactly once, got {shown(parts)}"
             )
         if len(teams) < 2:
-            raise ConfigError(f"partnerships need at least two teams, got {parts!r}")
+            raise ConfigError(f"partnerships need at least two teams, got {shown(parts)}")
         cfg["partnerships"] = teams
     else:
-        raise ConfigError(f'partnerships must be "none" or a list of teams, got {parts!r}')
+        raise ConfigError(f'partnerships must be "none" or a list of teams, got {shown(parts)}')
 
     cfg["first_dealer"] = first_dealer(merged["first_dealer"], n, "a seat")
 
@@ -318,7 +319,7 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
         or not all(as_int(b) is not None for b in batches)
         or [int(b) for b in batches] not in ([2, 3], [3, 2])
     ):
-        raise ConfigError(f"deal_batches must be [2, 3] or [3, 2], got {batches!r}")
+        raise ConfigError(f"deal_batches must be [2, 3] or [3, 2], got {shown(batches)}")
     cfg["deal_batches"] = [int(b) for b in batches]
 
     for key in ("ante_mode",):
@@ -769,7 +770,7 @@ class SpoilFiveState(ReferenceState):
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {text!r}")
+            raise ParseError(f"an action string is expected, got {shown(text)}")
         words = text.split()
         if len(words) == 1:
             word = words[0].lower()
@@ -779,7 +780,7 @@ class SpoilFiveState(ReferenceState):
             card = FRENCH.parse(words[1])
             return (PLAY_BASE if words[0].lower() == "play" else DISCARD_BASE) + card
         raise ParseError(
-            f"not a spoil_five action: {text!r} (expected 'play <card>', 'rob <card>', "
+            f"not a spoil_five action: {shown(text)} (expected 'play <card>', 'rob <card>', "
             "'decline', 'stand' or 'jink')"
         )
 
