@@ -1,6 +1,8 @@
 //! The generic conformance suite, run for every registered game (OpenSpiel's random-simulation
 //! test): random playouts checking, at every step, the invariants the trait promises.
 
+mod hostile;
+
 use tapete::{load_game, DynGame, Rng};
 
 const GAMES_PER_CONFIG: u64 = 60;
