@@ -15,8 +15,8 @@ test: lint test-rust test-python ## everything CI runs: lints, Rust tests, Pytho
 test-rust: ## Rust unit tests and the generic conformance suite (no Python needed)
 	$(CARGO) test --release --quiet
 
-test-python: ## the Python suite on both implementations (engine and reference)
-	$(PYTHON) -m pytest -q -p no:cacheprovider
+test-python: ## the Python suite on both implementations (engine and reference), on every core
+	$(PYTHON) -m pytest -q -p no:cacheprovider -n auto
 
 lint: ## rustfmt, clippy, ruff, mypy --strict and the stub check
 	$(CARGO) fmt --check

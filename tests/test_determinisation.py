@@ -1,0 +1,141 @@
+"""``resample_from_infostate`` draws uniformly among the worlds the seat cannot tell apart:
+statistical tests against exact enumeration on small positions, on both implementations.
+
+For each game a seeded position late in a deal is found where another seat still holds a few
+cards the viewer has not seen; every way to give them those cards is replayed through the public
+API (a deck built for it, the same actions), and the ones in which the viewer sees exactly the
+same are the consistent worlds. The resampled worlds must be consistent, and each must come up
+about equally often: a chi-square test for the engine, a per-card test of the marginals for the
+slower reference (all with fixed seeds, so the verdicts never change between runs).
+"""
+
+import itertools
+import json
+import math
+import random
+from collections import Counter
+
+SAMPLES = {"engine": 6000, "reference": 600}
+
+
+def impl_name(impl):
+    return "engine" if impl.__name__ == "tapete" else "reference"
+
+
+def seen_by(state, seat):
+    to_act = state.current_player() == seat
+    return (
+        state.view(seat),
+        state.information_state_string(seat),
+        state.observation_tensor(seat).tobytes(),
+        to_act,
+        state.legal_actions() if to_act else None,
+    )
+
+
+def replay(game, seed, deck, history):
+    state = game.new_initial_state(seed, deck=deck)
+    for a in history:
+        if a not in state.legal_actions():
+            return None
+        state.apply_action(a)
+    return state
+
+
+def consistent_worlds(game, state, seat, worlds):
+    """The keys of ``worlds`` (key -> deck) in which ``seat`` sees what it sees in ``state``."""
+    data = json.loads(state.serialize())
+    target = seen_by(state, seat)
+    out = set()
+    for key, deck in worlds:
+        other = replay(game, data["seed"], deck, data["history"])
+        if other is not None and seen_by(other, seat) == target:
+            out.add(key)
+    return out
+
+
+def check_uniform(impl_name, state, seat, consistent, key_of):
+    """Resamples ``state`` for ``seat``; every world is consistent and they are uniform."""
+    n = SAMPLES[impl_name]
+    counts = Counter(key_of(state.resample_from_infostate(seat, k)) for k in range(n))
+    assert set(counts) <= consistent, set(counts) - consistent
+    if impl_name == "engine":
+        expected = n / len(consistent)
+        chi2 = sum((counts[k] - expected) ** 2 / expected for k in consistent)
+        df = len(consistent) - 1
+        # far beyond the 99.9% point of chi-square with df degrees of freedom
+        assert chi2 < df + 4.5 * math.sqrt(2 * df) + 10, (chi2, df)
+    else:
+        cards = Counter(c for key in consistent for c in key)
+        seen = Counter(c for key, m in counts.items() for c in key for _ in range(m))
+        for c, w in cards.items():
+            expected = n * w / len(consistent)
+            assert abs(seen[c] - expected) <= 5 * math.sqrt(expected) + 3, (c, seen[c], expected)
+
+
+# --------------------------------------------------------------------------------------------
+# Spoil Five: two players, two tricks to go, a void shown; the opponent's two cards.
+
+SF_RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+SF_PACK = [r + s for s in "CDHS" for r in SF_RANKS]
+
+
+def spoil_five_position(impl):
+    game = impl.load_game("spoil_five", players=2, num_deals=1, rob_policy="disabled")
+    for seed in range(500):
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal() and len(state.view()["tricks"]) < 3:
+            state.apply_action(rng.choice(state.legal_actions()))
+        v = state.view()
+        if state.is_terminal() or v["current_trick"]["plays"]:
+            continue
+        seat = state.current_player()
+        opp = 1 - seat
+        # a void: the opponent did not follow a plain suit led by the viewer
+        trump = v["trump"]
+
+        def trump_card(c, trump=trump):
+            return c[-1] == trump or c == "AH"
+
+        voids = [
+            t
+            for t in v["tricks"]
+            if t["plays"][0][0] == seat
+            and not trump_card(t["plays"][0][1])
+            and not trump_card(t["plays"][1][1])
+            and t["plays"][1][1][-1] != t["plays"][0][1][-1]
+        ]
+        if voids:
+            return game, state, seat, opp
+    raise AssertionError("no position found")
+
+
+def test_spoil_five_resample_is_uniform(impl):
+    game, state, seat, opp = spoil_five_position(impl)
+    data = json.loads(state.serialize())
+    deck = data["decks"][-1]
+    v = state.view()
+    dealer = v["dealer"]
+    positions = {
+        q: [k for k in range(10) if (dealer + 1 + (k // 2 if k < 4 else (k - 4) // 3)) % 2 == q]
+        for q in (0, 1)
+    }
+    played = [c for t in v["tricks"] for s, c in t["plays"] if s == opp]
+    own = {deck[k] for k in positions[seat]}
+    unknown = [c for c in SF_PACK if c not in own and c != deck[10] and c not in played]
+    worlds = []
+    for combo in itertools.combinations(unknown, 2):
+        new = list(deck)
+        for k, c in zip(positions[opp], played + list(combo)):
+            new[k] = c
+        new[11:] = [c for c in unknown if c not in combo]
+        worlds.append((frozenset(combo), new))
+    consistent = consistent_worlds(game, state, seat, worlds)
+    assert 100 < len(consistent) < len(worlds)  # the void excludes some hands
+
+    def key(s):
+        return frozenset(s.view()["hands"][opp])
+
+    assert key(state) in consistent
+    check_uniform(impl_name(impl), state, seat, consistent, key)
