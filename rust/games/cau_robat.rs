@@ -1116,6 +1116,56 @@ mod tests {
     }
 
     #[test]
+    fn max_hands_defaults_and_limits() {
+        let checked = |players, hands_to_win, max_hands| {
+            let mut c = Config {
+                players,
+                hands_to_win,
+                max_hands,
+                ..Config::default()
+            };
+            CauRobat::check_config(&mut c).map(|_| c.max_hands)
+        };
+        assert_eq!(checked(4, 1, None).unwrap(), Some(1));
+        assert_eq!(checked(4, 1, Some(9)).unwrap(), Some(1));
+        assert_eq!(checked(4, 30, None).unwrap(), Some(234));
+        assert_eq!(checked(5, 1000, None).unwrap(), Some(9992));
+        assert_eq!(checked(3, 5, Some(5)).unwrap(), Some(5));
+        assert!(checked(4, 5, Some(4)).is_err());
+        assert!(checked(4, 1001, None).is_err());
+        assert!(checked(4, 2, Some(MAX_MAX_HANDS + 1)).is_err());
+    }
+
+    #[test]
+    fn seeded_deal_records_its_effective_deck() {
+        for players in 3..=5 {
+            let config = Config {
+                players,
+                ..Config::default()
+            };
+            let size = Rules::from_config(&config).table_size();
+            for seed in 0..50 {
+                let s = CauRobat::new(&config, Rng::new(seed));
+                let table: Vec<u8> = ids(s.table).collect();
+                let mut top = s.deck[..size].to_vec();
+                top.sort_unstable();
+                assert_eq!(top, table, "the table first");
+                let mut again = s.clone();
+                again.redeal(&s.deck.clone());
+                assert_eq!(again, s);
+                assert!(s.deal_summary(0).contains(&format!(
+                    "table {}",
+                    table
+                        .iter()
+                        .map(|&c| PACK.name_of(c))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )));
+            }
+        }
+    }
+
+    #[test]
     fn action_strings_round_trip() {
         for i in 0..Action::COUNT {
             let a = Action::from_index(i).unwrap();
