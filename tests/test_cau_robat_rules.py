@@ -1534,8 +1534,9 @@ def test_information_state_holds_the_table(impl, players):
     deck = table + [c for c in deck if c not in table]  # table cards on top
     table_ranks = {rank(c) for c in table}
     swap = next(
-        i for i in range(k, 40) if deal_seat(i - k, players, dealer) != 0
-        and rank(deck[i]) not in table_ranks
+        i
+        for i in range(k, 40)
+        if deal_seat(i - k, players, dealer) != 0 and rank(deck[i]) not in table_ranks
     )
     other = list(deck)
     other[0], other[swap] = other[swap], other[0]
