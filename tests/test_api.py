@@ -349,21 +349,27 @@ GAMES = {
             "net_bonus": False,
             "leftover_table_cards": "unclaimed",
             "hand_tie": "void",
-            "max_hands": 100,
+            "max_hands": None,
         },
-        "effective": lambda cfg: cfg,
+        # max_hands: 2 (n (hands_to_win - 1) + 1) unless given; 1 for a one-hand match
+        "effective": lambda cfg: {
+            **cfg,
+            "max_hands": 1
+            if cfg["hands_to_win"] == 1
+            else 2 * (cfg["players"] * (cfg["hands_to_win"] - 1) + 1)
+            if cfg["max_hands"] is None
+            else cfg["max_hands"],
+        },
         "num_players": lambda cfg: cfg["players"],
         "num_distinct_actions": 10,
         "tensor_shape": lambda cfg: (243,),
-        "max_game_length": lambda cfg: (
-            (35 if cfg["players"] == 5 else 36)
-            * (1 if cfg["hands_to_win"] == 1 else cfg["max_hands"])
-        ),
+        "max_game_length": lambda cfg: (35 if cfg["players"] == 5 else 36) * cfg["max_hands"],
         "configs": [
             {"players": 3, "first_dealer": 1},
             {"players": 5, "hands_to_win": 2, "hand_tie": "shared"},
             {"stack_order": "played_on_top", "net_bonus": True, "direct_pile_match": True},
             {"sequence_direction": "down_only", "cau_enabled": False, "max_hands": 3},
+            {"hands_to_win": 4, "max_hands": 4, "players": 3},
         ],
         "other_config": {"players": 3},
         "bad_configs": {
@@ -372,6 +378,8 @@ GAMES = {
             "first_dealer=4": {"players": 4, "first_dealer": 4},
             "hands_to_win=0": {"hands_to_win": 0},
             "max_hands=0": {"max_hands": 0},
+            "max_hands<hands_to_win": {"hands_to_win": 5, "max_hands": 4},
+            "hands_to_win=1001": {"hands_to_win": 1001},
             "sequence_direction=word": {"sequence_direction": "sideways"},
             "stack_order=word": {"stack_order": "random"},
             "hand_tie=word": {"hand_tie": "replay"},

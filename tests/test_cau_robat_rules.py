@@ -37,6 +37,7 @@ after seat ``s``.
 """
 
 import importlib
+import json
 import random
 
 import pytest
@@ -181,7 +182,7 @@ DEFAULTS = {
     "net_bonus": False,
     "leftover_table_cards": "unclaimed",
     "hand_tie": "void",
-    "max_hands": 100,
+    "max_hands": 1,  # the effective value with hands_to_win = 1 (default_max_hands)
 }
 
 
@@ -191,6 +192,8 @@ class Sim:
     def __init__(self, decks, dealer, **options):
         self.opt = dict(DEFAULTS, **options)
         self.n = self.opt["players"]
+        if "max_hands" not in options:
+            self.opt["max_hands"] = default_max_hands(self.n, self.opt["hands_to_win"])
         self.decks = list(decks)
         self.dealer = dealer
         self.hands_won = [0] * self.n
@@ -1247,7 +1250,7 @@ def test_s3_leftover_table_cards(impl, leftover):
 def test_s4_match_of_several_hands_and_dealer_rotation(impl):
     hands = [HANDS["S4-1"], HANDS["S4-2"], HANDS["S4-3"]]
     game = load(impl, 3, 0, hands_to_win=2)
-    assert game.max_game_length() == 36 * 100
+    assert game.max_game_length() == 36 * default_max_hands(3, 2)  # 8 hands
     state = game.new_initial_state(seed=9, decks=[h.deck for h in hands])
     past = []
     won = [[0, 1, 0], [0, 1, 0], [0, 2, 0]]
@@ -1279,13 +1282,23 @@ def test_s4_match_of_several_hands_and_dealer_rotation(impl):
 
 
 def test_max_hands_without_a_match_winner_is_a_draw(impl):
-    state, view = finish(impl, "S1", hands_to_win=2, max_hands=1)
+    # S1 (won by P0) then S2 (a tie, void) in a match to 2 hands capped at 2 hands
+    first, second = HANDS["S1"], HANDS["S2"]
+    game = load(impl, 4, first.dealer, hands_to_win=2, max_hands=2)
+    assert game.max_game_length() == 36 * 2
+    state = game.new_initial_state(seed=5, decks=[first.deck, second.deck])
+    play_hand(state, first)
+    assert not state.is_terminal()
+    play_hand(state, second)
     assert state.is_terminal()
-    assert view["past_hands"] == [{"dealer": 2, "pile_sizes": [14, 10, 8, 4], "winners": [0]}]
+    view = state.view()
+    assert view["past_hands"] == [
+        {"dealer": 2, "pile_sizes": [14, 10, 8, 4], "winners": [0]},
+        {"dealer": 3, "pile_sizes": [12, 12, 8, 4], "winners": []},
+    ]
     assert view["hands_won"] == [1, 0, 0, 0]
     assert view["winners"] == []
     assert state.returns() == [0.0] * 4
-    assert load(impl, 4, 2, hands_to_win=2, max_hands=1).max_game_length() == 36
 
 
 def test_a_void_hand_with_more_hands_to_win_goes_on(impl):
@@ -1366,6 +1379,241 @@ def test_table_skips_duplicate_ranks(impl, players):
     assert view["hands"] == [by_id(h) for h in deal(deck, players, dealer)[1]]
     assert view["hand_sizes"] == [hand_size(players)] * players
     assert view["to_play"] == 0
+
+
+# --------------------------------------------------------------------------------------------
+# a seeded deal (docs/rules/cau_robat.md "The deal"): the physical procedure, its distribution,
+# its recorded deck and the random numbers it draws
+
+
+def seeded_deal(seed, players, first_dealer="random"):
+    """The dealer, the table and the recorded deck of a seeded first deal, from the rules page:
+    the generator of the seed draws the first dealer (when random), shuffles the 40 cards, takes
+    the table (the first cards of distinct ranks from the top) and, if a card was passed over,
+    shuffles the remaining cards once more; the deck is the table then the hand cards."""
+    from tapete.reference.rng import SplitMix64
+
+    rng = SplitMix64(seed)
+    dealer = rng.below(players) if first_dealer == "random" else first_dealer
+    order = list(range(40))
+    rng.shuffle(order)
+    deck = [PACK[i] for i in order]
+    k = table_size(players)
+    table, rest = [], []
+    for card in deck:
+        if len(table) < k and rank(card) not in {rank(t) for t in table}:
+            table.append(card)
+        else:
+            rest.append(card)
+    if deck[:k] != table:  # a card was passed over: the rest is shuffled again
+        ids = [ID[c] for c in rest]
+        rng.shuffle(ids)
+        rest = [PACK[i] for i in ids]
+    return dealer, table, table + rest
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_seeded_deal_follows_the_documented_procedure(impl, players):
+    game = impl.load_game("cau_robat", players=players)
+    for seed in range(40):
+        state = game.new_initial_state(seed=seed)
+        dealer, table, deck = seeded_deal(seed, players)
+        view = state.view()
+        assert view["dealer"] == dealer
+        assert view["table"] == by_id(table)
+        assert view["hands"] == [by_id(h) for h in deal(deck, players, dealer)[1]]
+        assert json.loads(state.serialize())["decks"] == [deck]  # the effective order
+
+
+def test_seeded_deals_are_the_same_in_both_implementations():
+    import tapete
+    import tapete.reference
+
+    for players in (3, 4, 5):
+        config = {"players": players, "hands_to_win": 3}
+        engine = tapete.load_game("cau_robat", **config)
+        reference = tapete.reference.load_game("cau_robat", **config)
+        for seed in range(25):
+            a, b = engine.new_initial_state(seed=seed), reference.new_initial_state(seed=seed)
+            rng = random.Random(seed)
+            while a.view()["hand"] < 2:  # three deals, the later ones drawn on in the match
+                assert a.view() == b.view() and a.serialize() == b.serialize()
+                action = rng.choice(a.legal_actions())
+                a.apply_action(action)
+                b.apply_action(action)
+            assert a.view() == b.view() and a.serialize() == b.serialize()
+
+
+def table_rank_cards(view, players):
+    """Per seat, how many of its cards have a rank of the table."""
+    ranks = {rank(c) for c in view["table"]}
+    return [sum(rank(c) in ranks for c in view["hands"][s]) for s in range(players)]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_seeded_deal_distribution(impl, players):
+    # Physically the extra cards of a table rank go back and the deck is reshuffled: the table
+    # is a uniformly random set of distinct-rank cards and the hands a uniformly random deal of
+    # the rest.  So every seat holds on average 3k h / (40 - k) cards of table ranks (k table
+    # cards, h cards a hand): 4, 3, 3 with 3, 4, 5 players.  The old deal, which left the passed
+    # over cards in their place, gave the first player 4.26, 3.30, 3.48 (about 10 standard
+    # errors of these means away).  The seeds are fixed: the test is deterministic.
+    deals = 3000
+    game = impl.load_game("cau_robat", players=players, first_dealer=players - 1)
+    k, h = table_size(players), hand_size(players)
+    counts = [0] * players
+    by_rank = [0] * 10
+    by_suit = [0] * 4
+    for seed in range(deals):
+        view = game.new_initial_state(seed=seed).view()
+        for s, x in enumerate(table_rank_cards(view, players)):
+            counts[s] += x
+        for card in view["table"]:
+            by_rank[RANKS.index(rank(card))] += 1
+            by_suit[SUITS.index(card[-1])] += 1
+    expected = 3 * k * h / (40 - k)
+    means = [c / deals for c in counts]
+    assert all(abs(m - expected) < 0.1 for m in means), (means, expected)  # ~4 standard errors
+    # the table: every rank k/10 of the time, every suit 1/4 (within 5 standard deviations)
+    p = k / 10
+    assert all(abs(x - deals * p) < 5 * (deals * p * (1 - p)) ** 0.5 for x in by_rank), by_rank
+    total = deals * k
+    assert all(abs(x - total / 4) < 5 * (total * 3 / 16) ** 0.5 for x in by_suit), by_suit
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_recorded_deck_replays_the_deal(impl, players):
+    import pickle
+
+    game = impl.load_game("cau_robat", players=players, hands_to_win=2, first_dealer=1)
+    k = table_size(players)
+    for seed in range(12):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(0, 60)):  # into the second hand, sometimes
+            state.apply_action(rng.choice(state.legal_actions()))
+        decks = json.loads(state.serialize())["decks"]
+        assert len(decks) == state.view()["hand"] + 1
+        for deck in decks:
+            assert len({rank(c) for c in deck[:k]}) == k  # the table first
+        # an explicit deck of the recorded order deals the same cards
+        first = game.new_initial_state(seed=seed + 1, deck=decks[0])
+        again = game.new_initial_state(seed=seed)
+        assert {x: first.view()[x] for x in ("table", "hands")} == {
+            x: again.view()[x] for x in ("table", "hands")
+        }
+        replay = game.new_initial_state(seed=seed + 1, decks=decks)
+        for action in state.history():
+            replay.apply_action(action)
+        assert replay.view() == state.view()
+        copy = game.deserialize_state(state.serialize())
+        assert copy == state and copy.view() == state.view()
+        assert copy.serialize() == state.serialize()
+        assert pickle.loads(pickle.dumps(state)) == state
+        if not state.is_terminal():
+            action = rng.choice(state.legal_actions())
+            for s in (state, copy):
+                s.apply_action(action)
+            assert copy.view() == state.view()
+
+
+# --------------------------------------------------------------------------------------------
+# the information state (docs/engine.md): the face-up table is part of what a seat saw
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_information_state_holds_the_table(impl, players):
+    # Two deals that give seat 0 the same hand but different tables (a table card swapped with
+    # a card of another seat's hand, of a rank not on the table), then the same plays.
+    dealer = players - 1  # seat 0 plays first
+    rng = random.Random(players)
+    deck = PACK[:]
+    rng.shuffle(deck)
+    k = table_size(players)
+    table, hands = deal(deck, players, dealer)
+    deck = table + [c for c in deck if c not in table]  # table cards on top
+    table_ranks = {rank(c) for c in table}
+    swap = next(
+        i
+        for i in range(k, 40)
+        if deal_seat(i - k, players, dealer) != 0 and rank(deck[i]) not in table_ranks
+    )
+    other = list(deck)
+    other[0], other[swap] = other[swap], other[0]
+    game = load(impl, players, dealer)
+    a, b = game.new_initial_state(seed=3, deck=deck), game.new_initial_state(seed=3, deck=other)
+    assert a.view(0)["hands"] == b.view(0)["hands"]
+    assert a.view(0)["table"] != b.view(0)["table"]
+    assert a.information_state_string(0) != b.information_state_string(0)
+    # a play both hands allow keeps them apart
+    action = next(x for x in a.legal_actions() if x in b.legal_actions())
+    a.apply_action(action)
+    b.apply_action(action)
+    assert a.information_state_string(0) != b.information_state_string(0)
+    # and the same deal with other hidden hands is the same information state for seat 0
+    third = list(deck)
+    j = next(i for i in range(k, 40) if deal_seat(i - k, players, dealer) == 1)
+    m = next(i for i in range(k, 40) if deal_seat(i - k, players, dealer) == 2)
+    third[j], third[m] = third[m], third[j]
+    c = game.new_initial_state(seed=3, deck=third)
+    assert c.view(1)["hands"] != game.new_initial_state(seed=3, deck=deck).view(1)["hands"]
+    assert c.information_state_string(0) == game.new_initial_state(
+        seed=3, deck=deck
+    ).information_state_string(0)
+
+
+# --------------------------------------------------------------------------------------------
+# the cap on the hands of a match (docs/rules/cau_robat.md "The end of a hand and the match")
+
+
+def default_max_hands(players, hands_to_win):
+    return 1 if hands_to_win == 1 else 2 * (players * (hands_to_win - 1) + 1)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+@pytest.mark.parametrize("hands_to_win", [1, 2, 5, 30, 100, 1000])
+def test_max_hands_default_follows_hands_to_win(impl, players, hands_to_win):
+    game = impl.load_game("cau_robat", players=players, hands_to_win=hands_to_win)
+    cap = default_max_hands(players, hands_to_win)
+    assert game.config()["max_hands"] == cap
+    assert game.max_game_length() == (40 - table_size(players)) * cap
+    assert game == impl.load_game(
+        "cau_robat", players=players, hands_to_win=hands_to_win, max_hands=cap
+    )
+
+
+def test_max_hands_config_errors(impl):
+    from tapete.errors import ConfigError
+
+    for bad in (
+        {"hands_to_win": 5, "max_hands": 4},  # nobody could ever win
+        {"hands_to_win": 2, "max_hands": 1},
+        {"hands_to_win": 1001},
+        {"hands_to_win": 0},
+        {"max_hands": 0},
+        {"hands_to_win": 3, "max_hands": 100_001},
+        {"max_hands": "many"},
+    ):
+        with pytest.raises(ConfigError):
+            impl.load_game("cau_robat", **bad)
+    game = impl.load_game("cau_robat", hands_to_win=5, max_hands=5)
+    assert game.config()["max_hands"] == 5 and game.max_game_length() == 36 * 5
+    # one hand is the whole match whatever max_hands says
+    assert impl.load_game("cau_robat", max_hands=7).config()["max_hands"] == 1
+    assert impl.load_game("cau_robat", max_hands=None).config()["max_hands"] == 1
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_default_max_hands_does_not_bind_in_random_play(players):
+    # The old cap of 100 hands ended about half of the 4-player matches to 30 hands as draws.
+    # With the default cap a match can only be capped after more void hands than decided ones.
+    import tapete
+
+    for hands_to_win in (10, 30):
+        game = tapete.load_game("cau_robat", players=players, hands_to_win=hands_to_win)
+        returns, lengths = game.play_random(200, seed=players)
+        assert (abs(returns).sum(axis=1) > 0).all()  # somebody won every match
+        assert (lengths < game.max_game_length()).all()
 
 
 # --------------------------------------------------------------------------------------------

@@ -1569,6 +1569,19 @@ def test_m6_all_spades_wins_the_match(impl, napoleon):
         assert_going_on(state, [16, 1], 1, 0)
 
 
+def test_all_spades_in_a_single_hand_names_no_match_winner(impl):
+    # a single hand has no match: all the spades only score their points (docs: "winner" is
+    # None for a single hand)
+    game = load(impl, 3, all_spades_wins_match=True, game_mode="single_hand")
+    state = game.new_initial_state(seed=4, decks=pair_decks([3]))
+    play_pair_hand(state, 3)
+    assert state.is_terminal()
+    view = state.view()
+    assert view["winner"] is None
+    assert view["scores"] == [16, 1]
+    assert state.returns() == pytest.approx([15, -15, 15, -15])
+
+
 # --------------------------------------------------------------------------------------------
 # the deal (rules 3.1 / 3.3), dealer rotation and eldest (rules 2)
 

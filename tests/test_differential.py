@@ -91,7 +91,8 @@ def cicera_configs(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def cau_robat_configs(draw: st.DrawFn) -> dict[str, Any]:
     players = draw(st.integers(3, 5))
-    config: dict[str, Any] = {"players": players, "hands_to_win": draw(st.integers(1, 2))}
+    hands_to_win = draw(st.integers(1, 2))
+    config: dict[str, Any] = {"players": players, "hands_to_win": hands_to_win}
     if draw(st.booleans()):
         config["first_dealer"] = draw(st.integers(0, players - 1))
     options = {
@@ -106,7 +107,7 @@ def cau_robat_configs(draw: st.DrawFn) -> dict[str, Any]:
         "net_bonus": st.booleans(),
         "leftover_table_cards": st.sampled_from(["unclaimed", "last_capturer"]),
         "hand_tie": st.sampled_from(["void", "shared"]),
-        "max_hands": st.integers(1, 4),
+        "max_hands": st.integers(hands_to_win, 4),
     }
     for key, strategy in options.items():
         if draw(st.booleans()):

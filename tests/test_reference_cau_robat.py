@@ -184,11 +184,12 @@ def test_config_defaults_and_values() -> None:
         "net_bonus": False,
         "leftover_table_cards": "unclaimed",
         "hand_tie": "void",
-        "max_hands": 100,
+        "max_hands": 1,
     }
+    assert load_game("cau_robat", hands_to_win=30).config()["max_hands"] == 2 * (4 * 29 + 1)
     full = {
         "players": 5,
-        "hands_to_win": 100,
+        "hands_to_win": 1000,
         "first_dealer": 4,
         "sequence_direction": "down_only",
         "rank_conflict": "stop",
@@ -201,7 +202,7 @@ def test_config_defaults_and_values() -> None:
         "net_bonus": True,
         "leftover_table_cards": "last_capturer",
         "hand_tie": "shared",
-        "max_hands": 1000,
+        "max_hands": 100_000,
     }
     assert load_game("cau_robat", **full).config() == full
     assert load_game("cau_robat", players=np.int64(3)).config()["players"] == 3
@@ -219,9 +220,10 @@ def test_config_defaults_and_values() -> None:
         {"players": True},
         {"players": 4.0},
         {"hands_to_win": 0},
-        {"hands_to_win": 101},
+        {"hands_to_win": 1001},
         {"max_hands": 0},
-        {"max_hands": 1001},
+        {"max_hands": 100_001},
+        {"hands_to_win": 3, "max_hands": 2},
         {"first_dealer": 4},
         {"first_dealer": "0"},
         {"first_dealer": -1},
@@ -887,13 +889,24 @@ def test_d4_next_table_card_has_a_new_rank() -> None:
     assert all(abs(x / trials - 0.1) < 0.03 for x in counts)
 
 
+def seeded_deck(rng: SplitMix64, n: int) -> list[int]:
+    """The deck of a seeded deal (docs/rules/cau_robat.md, "The deal"): the pack shuffled, the
+    table its first cards of distinct ranks and, if a card was passed over, the other cards
+    shuffled once more; the table cards first, then the hand cards."""
+    deck = list(range(40))
+    rng.shuffle(deck)
+    table, rest = deal_table(deck, n)
+    if deck[: len(table)] != table:
+        rng.shuffle(rest)
+    return table + rest
+
+
 def test_first_dealer_and_shuffle_come_from_the_seed() -> None:
     game = load_game("cau_robat", players=5)
     state = game.new_initial_state(seed=7)
     rng = SplitMix64(7)
     dealer = rng.below(5)
-    deck = list(range(40))
-    rng.shuffle(deck)
+    deck = seeded_deck(rng, 5)
     assert state.view()["dealer"] == dealer
     assert state._hand.deck == deck
     assert state.current_player() == (dealer + 1) % 5
@@ -901,10 +914,19 @@ def test_first_dealer_and_shuffle_come_from_the_seed() -> None:
     given = game.new_initial_state(seed=7, deck=SPANISH.format_many(range(40)))
     assert given._rng == state._rng and given.view()["dealer"] == dealer
     fixed = load_game("cau_robat", first_dealer=2).new_initial_state(seed=7)
-    rng = SplitMix64(7)
-    deck = list(range(40))
-    rng.shuffle(deck)
+    deck = seeded_deck(SplitMix64(7), 4)
     assert fixed._hand.deck == deck and fixed.view()["dealer"] == 2
+    # without a passed-over card nothing more is drawn
+    for seed in range(200):
+        rng = SplitMix64(seed)
+        order = list(range(40))
+        rng.shuffle(order)
+        if len({SPANISH.rank(c) for c in order[:4]}) == 4:
+            state = load_game("cau_robat", first_dealer=0).new_initial_state(seed=seed)
+            assert state._hand.deck == order and state._rng == rng
+            break
+    else:
+        raise AssertionError("no seed without a passed-over card")
 
 
 def finish_hand(
@@ -979,7 +1001,7 @@ def test_all_players_tied_and_shared_is_a_draw_for_returns() -> None:
 
 def test_s4_match() -> None:
     game = load_game("cau_robat", players=3, hands_to_win=2, first_dealer=0)
-    assert game.max_game_length() == 36 * 100
+    assert game.max_game_length() == 36 * 8  # 2 (3 (2 - 1) + 1) hands
     state = game.new_initial_state(seed=5)
     assert state.view()["dealer"] == 0 and state.current_player() == 1
     finish_hand(state, [10, 20, 6], 3)  # hand 1 won by P1
@@ -1001,11 +1023,7 @@ def test_s4_match() -> None:
     assert state.returns() == [-0.5, 1.0, -0.5] == state.rewards()
     # Later hands are shuffled from the seed.
     rng = SplitMix64(5)
-    decks = []
-    for _ in range(3):
-        deck = list(range(40))
-        rng.shuffle(deck)
-        decks.append(deck)
+    decks = [seeded_deck(rng, 3) for _ in range(3)]
     assert state._decks == decks
 
 
@@ -1457,5 +1475,5 @@ def test_random_playouts(index: int) -> None:
         if v["winners"]:
             assert all(v["hands_won"][q] >= target for q in v["winners"])
         if target > 1 and not v["winners"]:
-            assert len(v["past_hands"]) == config.get("max_hands", 100)
+            assert len(v["past_hands"]) == game.config()["max_hands"]
         check_view(state)

@@ -77,7 +77,8 @@ pub struct Config {
     pub net_bonus: bool,
     pub leftover_table_cards: LeftoverTableCards,
     pub hand_tie: HandTie,
-    pub max_hands: u32,
+    /// `None`: [`default_max_hands`]; `check_config` fills in the effective value.
+    pub max_hands: Option<u32>,
 }
 
 impl Default for Config {
@@ -97,8 +98,24 @@ impl Default for Config {
             net_bonus: false,
             leftover_table_cards: LeftoverTableCards::Unclaimed,
             hand_tie: HandTie::Void,
-            max_hands: 100,
+            max_hands: None,
         }
+    }
+}
+
+/// The largest `hands_to_win`.
+pub const MAX_HANDS_TO_WIN: u32 = 1000;
+/// The largest `max_hands`.
+pub const MAX_MAX_HANDS: u32 = 100_000;
+
+/// The default cap on the hands of a match: twice the most hands that can be won (each by
+/// somebody) before a player reaches `hands_to_win`, so only a match with more void hands than
+/// decided ones can reach it. One hand when `hands_to_win` is 1.
+pub fn default_max_hands(players: u32, hands_to_win: u32) -> u32 {
+    if hands_to_win == 1 {
+        1
+    } else {
+        2 * (players * (hands_to_win - 1) + 1)
     }
 }
 
@@ -141,7 +158,11 @@ impl Rules {
             net_bonus: c.net_bonus,
             leftover_to_capturer: c.leftover_table_cards == LeftoverTableCards::LastCapturer,
             shared_ties: c.hand_tie == HandTie::Shared,
-            max_hands: if c.hands_to_win == 1 { 1 } else { c.max_hands },
+            max_hands: match c.max_hands {
+                _ if c.hands_to_win == 1 => 1,
+                Some(m) => m,
+                None => default_max_hands(c.players, c.hands_to_win),
+            },
         }
     }
 
@@ -559,7 +580,7 @@ impl CauRobat {
         let champions = (0..n)
             .filter(|&s| self.hands_won[s] >= r.hands_to_win)
             .fold(0u8, |m, s| m | 1 << s);
-        if r.hands_to_win == 1 || champions != 0 || self.past.len() as u32 >= r.max_hands {
+        if champions != 0 || self.past.len() as u32 >= r.max_hands {
             self.winners = champions;
             self.over = true;
             return;
@@ -569,9 +590,30 @@ impl CauRobat {
         self.start_hand();
     }
 
+    /// A seeded deal (docs/rules/cau_robat.md, "The deal"): the pack is shuffled and the table is
+    /// its first cards of distinct ranks; if a card was passed over, the cards not on the table
+    /// are shuffled once more (the reshuffle after a duplicate went back). The deal's deck is the
+    /// effective order: the table cards as met, then the hand cards in dealing order.
     fn start_hand(&mut self) {
-        let mut deck: [u8; 40] = std::array::from_fn(|i| i as u8);
-        self.rng.shuffle(&mut deck);
+        let mut shuffled: [u8; 40] = std::array::from_fn(|i| i as u8);
+        self.rng.shuffle(&mut shuffled);
+        let size = self.rules.table_size();
+        let mut deck = [0u8; 40];
+        let (mut t, mut rest) = (0, size);
+        let mut ranks = 0u16;
+        for &c in &shuffled {
+            if t < size && ranks & (1 << rank_of(c)) == 0 {
+                ranks |= 1 << rank_of(c);
+                deck[t] = c;
+                t += 1;
+            } else {
+                deck[rest] = c;
+                rest += 1;
+            }
+        }
+        if deck[..size] != shuffled[..size] {
+            self.rng.shuffle(&mut deck[size..]);
+        }
         self.deal_cards(&deck);
     }
 
@@ -630,18 +672,28 @@ impl Game for CauRobat {
             ));
         }
         c.first_dealer.check(Self::NAME, c.players)?;
-        if !(1..=100).contains(&c.hands_to_win) {
+        if !(1..=MAX_HANDS_TO_WIN).contains(&c.hands_to_win) {
             return Err(config_err!(
-                "cau_robat: hands_to_win must be 1 to 100, got {}",
+                "cau_robat: hands_to_win must be 1 to {MAX_HANDS_TO_WIN}, got {}",
                 c.hands_to_win
             ));
         }
-        if !(1..=1000).contains(&c.max_hands) {
+        let h = c.hands_to_win;
+        let cap = c
+            .max_hands
+            .unwrap_or_else(|| default_max_hands(c.players, h));
+        if !(1..=MAX_MAX_HANDS).contains(&cap) {
             return Err(config_err!(
-                "cau_robat: max_hands must be 1 to 1000, got {}",
-                c.max_hands
+                "cau_robat: max_hands must be 1 to {MAX_MAX_HANDS}, got {cap}"
             ));
         }
+        if cap < h {
+            return Err(config_err!(
+                "cau_robat: max_hands must be at least hands_to_win ({h}), or nobody could win the match; got {cap}"
+            ));
+        }
+        // One hand is the whole match when hands_to_win is 1.
+        c.max_hands = Some(if h == 1 { 1 } else { cap });
         Ok(())
     }
 
@@ -953,15 +1005,23 @@ impl Game for CauRobat {
             }
         }
         dealt.sort_unstable();
+        let names = |cards: &mut dyn Iterator<Item = u8>| {
+            cards.map(|c| PACK.name_of(c)).collect::<Vec<_>>().join(" ")
+        };
+        // The table as dealt, face up: the first cards of distinct ranks of the deck.
+        let table = self.deck.iter().fold((0u64, 0u16), |(t, r), &c| {
+            if (r.count_ones() as usize) < size && r & (1 << rank_of(c)) == 0 {
+                (t | bit(c), r | 1 << rank_of(c))
+            } else {
+                (t, r)
+            }
+        });
         format!(
-            "hand {} dealer {} dealt {}",
+            "hand {} dealer {} table {} dealt {}",
             self.hand + 1,
             self.dealer,
-            dealt
-                .iter()
-                .map(|&c| PACK.name_of(c))
-                .collect::<Vec<_>>()
-                .join(" ")
+            names(&mut ids(table.0)),
+            names(&mut dealt.iter().copied())
         )
     }
 
@@ -1059,6 +1119,56 @@ mod tests {
         assert_eq!(table_run(0x3FF, 4), 0x3FF);
         // C9: 1 2 6 12, play 1 -> 12 1 2.
         assert_eq!(table_run(ranks(&[1, 2, 6, 12]), 0), ranks(&[1, 2, 12]));
+    }
+
+    #[test]
+    fn max_hands_defaults_and_limits() {
+        let checked = |players, hands_to_win, max_hands| {
+            let mut c = Config {
+                players,
+                hands_to_win,
+                max_hands,
+                ..Config::default()
+            };
+            CauRobat::check_config(&mut c).map(|_| c.max_hands)
+        };
+        assert_eq!(checked(4, 1, None).unwrap(), Some(1));
+        assert_eq!(checked(4, 1, Some(9)).unwrap(), Some(1));
+        assert_eq!(checked(4, 30, None).unwrap(), Some(234));
+        assert_eq!(checked(5, 1000, None).unwrap(), Some(9992));
+        assert_eq!(checked(3, 5, Some(5)).unwrap(), Some(5));
+        assert!(checked(4, 5, Some(4)).is_err());
+        assert!(checked(4, 1001, None).is_err());
+        assert!(checked(4, 2, Some(MAX_MAX_HANDS + 1)).is_err());
+    }
+
+    #[test]
+    fn seeded_deal_records_its_effective_deck() {
+        for players in 3..=5 {
+            let config = Config {
+                players,
+                ..Config::default()
+            };
+            let size = Rules::from_config(&config).table_size();
+            for seed in 0..50 {
+                let s = CauRobat::new(&config, Rng::new(seed));
+                let table: Vec<u8> = ids(s.table).collect();
+                let mut top = s.deck[..size].to_vec();
+                top.sort_unstable();
+                assert_eq!(top, table, "the table first");
+                let mut again = s.clone();
+                again.redeal(&s.deck.clone());
+                assert_eq!(again, s);
+                assert!(s.deal_summary(0).contains(&format!(
+                    "table {}",
+                    table
+                        .iter()
+                        .map(|&c| PACK.name_of(c))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )));
+            }
+        }
     }
 
     #[test]

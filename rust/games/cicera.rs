@@ -597,8 +597,10 @@ impl Cicera {
             scores: self.scores,
         });
         let r = self.rules;
-        let all_spades =
-            (0..2).find(|&t| r.all_spades_wins_match && self.piles[t] & SPADES == SPADES);
+        // A single hand has no match, so no match winner (all the spades only score).
+        let all_spades = (0..2).find(|&t| {
+            !r.single_hand && r.all_spades_wins_match && self.piles[t] & SPADES == SPADES
+        });
         let [a, b] = self.scores;
         if let Some(t) = all_spades {
             self.winner = Some(t as u8);

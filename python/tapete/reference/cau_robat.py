@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete.errors import ParseError
+from tapete.errors import ConfigError, ParseError
 from tapete.reference._base import (
     TERMINAL,
     ReferenceGame,
@@ -196,7 +196,7 @@ _DEFAULTS: dict[str, Any] = {
     "net_bonus": False,
     "leftover_table_cards": "unclaimed",
     "hand_tie": "void",
-    "max_hands": 100,
+    "max_hands": None,  # derived from hands_to_win and players (default_max_hands)
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "sequence_direction": ("both", "up_only", "down_only"),
@@ -208,6 +208,16 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "hand_tie": ("void", "shared"),
 }
 _BOOLS = ("own_pile_links", "direct_pile_match", "cau_enabled", "net_bonus")
+MAX_HANDS_TO_WIN = 1000
+MAX_MAX_HANDS = 100_000
+
+
+def default_max_hands(n: int, hands_to_win: int) -> int:
+    """The default cap on the hands of a match (docs/rules/cau_robat.md, "The end of a hand and
+    the match"): twice the most hands that can be won before somebody reaches the target."""
+    if hands_to_win == 1:
+        return 1
+    return 2 * (n * (hands_to_win - 1) + 1)
 
 
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
@@ -219,15 +229,30 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
         if key == "players":
             cfg[key] = n
         elif key == "hands_to_win":
-            cfg[key] = int_in(key, value, 1, 100)
+            cfg[key] = int_in(key, value, 1, MAX_HANDS_TO_WIN)
         elif key == "max_hands":
-            cfg[key] = int_in(key, value, 1, 1000)
+            pass  # below, once hands_to_win is known
         elif key == "first_dealer":
             cfg[key] = first_dealer(value, n)
         elif key in _BOOLS:
             cfg[key] = boolean(key, value)
         else:
             cfg[key] = choice(key, value, _CHOICES[key])
+    target = cfg["hands_to_win"]
+    cap = merged["max_hands"]
+    if cap is None:
+        cfg["max_hands"] = default_max_hands(n, target)
+    elif target == 1:  # one hand is the whole match
+        int_in("max_hands", cap, 1, MAX_MAX_HANDS)
+        cfg["max_hands"] = 1
+    else:
+        number = as_int(cap)
+        if number is not None and number < target:
+            raise ConfigError(
+                f"max_hands must be at least hands_to_win ({target}), or nobody could win the "
+                f"match; got {number}"
+            )
+        cfg["max_hands"] = int_in("max_hands", cap, target, MAX_MAX_HANDS)
     return cfg
 
 
@@ -286,8 +311,14 @@ class CauRobatGame(ReferenceGame["CauRobatState"]):
         return (OBSERVATION_SIZE,)
 
     def max_game_length(self) -> int:
-        hands = 1 if self._cfg["hands_to_win"] == 1 else self._cfg["max_hands"]
-        return int(plays_per_hand(self.num_players()) * hands)
+        return int(plays_per_hand(self.num_players()) * self._cfg["max_hands"])
+
+    def _changed_config(self) -> dict[str, Any]:
+        cfg = self._cfg
+        changed = {k: v for k, v in cfg.items() if k != "max_hands" and v != _DEFAULTS[k]}
+        if cfg["max_hands"] != default_max_hands(cfg["players"], cfg["hands_to_win"]):
+            changed["max_hands"] = cfg["max_hands"]
+        return changed
 
 
 # ----------------------------------------------------------------------------------------------
@@ -346,9 +377,30 @@ class CauRobatState(ReferenceState):
 
     # ---------------------------------------------------------------- hand flow ------------
 
+    def _deal_deck(self, index: int) -> list[int]:
+        """The deck of deal ``index``, recorded in ``_decks`` (docs/rules/cau_robat.md, "The
+        deal").
+
+        A seeded deal: the pack is shuffled; the table is the first cards of distinct ranks from
+        the top; if a card was passed over, the cards not on the table are shuffled once more
+        (the reshuffle after a duplicate goes back).  Its deck is the effective order: the table
+        cards as met, then the hand cards in dealing order.  These random numbers are drawn at
+        every deal, even when a deck is given; a given deck replaces the result.
+        """
+        deck = self._game._pack.full_pack()
+        self._rng.shuffle(deck)
+        table, rest = deal_table(deck, self._n)
+        if deck[: len(table)] != table:
+            self._rng.shuffle(rest)
+        deck = table + rest
+        if index < len(self._given):
+            deck = list(self._given[index])
+        self._decks.append(deck)
+        return deck
+
     def _start_hand(self, index: int, dealer: int) -> None:
         n = self._n
-        deck = self._draw_deck(index)
+        deck = self._deal_deck(index)
         h = _Hand(index=index, dealer=dealer, deck=deck, n=n)
         h.piles = [[] for _ in range(n)]
         h.dealt_table, rest = deal_table(deck, n)
@@ -534,7 +586,7 @@ class CauRobatState(ReferenceState):
         )
         target = cfg["hands_to_win"]
         reached = [q for q in range(n) if self._hands_won[q] >= target]
-        if not reached and target != 1 and h.index + 1 < cfg["max_hands"]:
+        if not reached and h.index + 1 < cfg["max_hands"]:
             self._start_hand(h.index + 1, (h.dealer + 1) % n)
             return
         h.over = True
