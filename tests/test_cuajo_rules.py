@@ -1158,6 +1158,25 @@ def test_marker_king_into_a_secret_becomes_a_coin(impl, marker):
     assert (v["phase"], v["to_play"]) == ("draw", 1)
 
 
+def test_dead_waits_count_marker_among_known_cards(impl):
+    """A marker king that may be one of its owner's known copies is not one copy more: seat 1
+    draws KO (shown, as seat 0 is purro) and becomes purro with it as marker; seat 2's HE-15
+    (sowee AB: four KO in play, one his) sees seat 0's marker KO and one KO of seat 1, so one
+    copy is left and he is purro."""
+    hand_1 = minus(MARKED_1, "KO") + ["HB"]
+    assert oracle_waits(hand_1, "AB") == [] and oracle_waits(HE15, "AB") == ["KO"]
+    deal = Deal(3, {0: MARKED_0, 1: hand_1, 2: HE15}, "AB", head="JB KO JB", opening="JO")
+    run = Run(impl, deal, dead_waits_count=False)
+    run.act(3, "discard JO")
+    run.cycle(0)
+    run.act(1, "draw")
+    run.act(1, "discard HB")
+    v = run.view(2)
+    assert v["known"][1] == ["KO"] and v["marker"][:2] == ["KO", "KO"]
+    run.cycle(2)
+    assert run.view(3)["purro"] == [True, True, True, False]
+
+
 # four KO and kings of two more suits: the marker KO goes into a secret
 RECHOOSE = ["KO"] * 4 + split("3O 4O 5O 3C 4C 5C AO AC AE KC KE")
 

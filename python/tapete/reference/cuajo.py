@@ -1206,9 +1206,9 @@ class CuajoState(ReferenceState):
 
     def view(self, player: int | None = None) -> dict[str, Any]:
         viewer = None if player is None else self._check_seat(player)
-        seen = self._seen_by(viewer)
-        if seen is not self:
-            return seen.view(viewer)
+        masked = self._seen_by(viewer)
+        if masked is not self:
+            return masked.view(viewer)
         h = self._hand
         everything = viewer is None or self._terminal
         phase, to_play = self._seen_turn(viewer)
@@ -1266,9 +1266,9 @@ class CuajoState(ReferenceState):
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
         seat = self._check_seat(player)
-        seen = self._seen_by(seat)
-        if seen is not self:
-            return seen.observation_tensor(seat)
+        masked = self._seen_by(seat)
+        if masked is not self:
+            return masked.observation_tensor(seat)
         h = self._hand
         tensor = TensorBlocks(self._game.observation_tensor_shape())
         out, block = tensor.out, tensor.block
