@@ -1058,6 +1058,12 @@ def test_cuajo_narration_shows_only_what_the_seat_sees(config: dict[str, Any]) -
                 seen.add("hidden pass")
             elif actor != seat and verb == "no-purro":
                 assert told == ""
+            elif actor != seat and state.view()["phase"] == "marker":
+                assert told == ""  # it brought another seat's marker decision: hidden
+                seen.add("hidden marker decision")
+            elif actor != seat and verb == "marker":  # told as the move that brought it
+                assert told.startswith((f"Seat {actor} discards ", f"Seat {actor} calls purro"))
+                assert "marker" in told and "choose" not in told
             else:
                 assert told.startswith("You " if actor == seat else f"Seat {actor} ")
             if hidden:
@@ -1109,6 +1115,8 @@ def test_cuajo_narration_shows_only_what_the_seat_sees(config: dict[str, Any]) -
         assert told_discards == discards
         assert out.count(" over: ") == len(results) == len(state.view()["past_hands"])
     assert {"shown draw", "purro", "secret", "claim"} <= seen
+    if config.get("purro_marker") == "player_choice":
+        assert "hidden marker decision" in seen
     if not config:
         assert {"stock", "hidden pass", "lost purro", "wash"} <= seen
 

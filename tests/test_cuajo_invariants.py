@@ -85,11 +85,19 @@ def test_invariants_and_no_leaks(impl: Any, config: dict[str, Any]) -> None:
         state = game.new_initial_state(seed)
         rng = random.Random(seed)
         step = 0
+        seen_before: list[Any] = []
         while True:
             full = state.view()
             check_cards(full)
+            seen_now = [(state.view(s), state.observation_tensor(s).tolist()) for s in range(4)]
             for seat in range(4):
-                check_seat_view(state.view(seat), full, seat)
+                if full["phase"] == "marker" and full["to_play"] != seat:
+                    # another seat's marker decision: seen as the table before the action
+                    # (a discard or a purro call) that brought it
+                    assert seen_now[seat] == seen_before[seat]
+                else:
+                    check_seat_view(seen_now[seat][0], full, seat)
+            seen_before = seen_now
             if step % 9 == 0:
                 seat = step % 4
                 other = state.resample_from_infostate(seat, seed * 1000 + step)

@@ -943,6 +943,42 @@ def test_dead_waits_count(impl, dead_waits_count):
     assert run.view(1)["purro"][0] is dead_waits_count
 
 
+# seats 0 and 1 become purro with KO as their marker (their lowest king); seat 2 then discards
+# into HE-15, which waits only on KO; the sowee is KO, so three copies are in play
+MARKED_0 = split("3O 4O 5O · JC HC KC · AO AC AE · 5C 5E 5B · 3C 3E · KO")
+MARKED_1 = split("3O 4O 5O · JE HE KE · AO AC AB · 5C 5E 5B · 3C 3B · KO")
+HE15 = split("JO JO HO HO KO · 3C 4C 5C · AO AC AE · 5O 5E 5B · KB")
+
+
+def test_dead_waits_marker_data():
+    assert oracle_waits(MARKED_0, "KO") == ["3O", "3B"]
+    assert oracle_waits(MARKED_1, "KO") == ["3O", "3E"]
+    assert oracle_waits(minus(MARKED_1, "KO") + ["KC"], "KO") == ["3O", "3E"]
+    assert oracle_waits(HE15, "KO") == ["KO"]
+
+
+@pytest.mark.parametrize(
+    "dead_waits_count, marker_1, purro",
+    [(True, "KO", True), (False, "KO", False), (False, "KC", True)],
+    ids=["dead-waits-count", "both-markers-KO", "one-marker-KO"],
+)
+def test_dead_waits_count_sees_the_markers(impl, dead_waits_count, marker_1, purro):
+    """Rules 4.4: with ``dead_waits_count = false`` a face-up marker king is a visible card.
+    Seat 2's HE-15 waits on KO (sowee KO: three copies in play, one held by seat 2); the other
+    two are the markers of seats 0 and 1, so none is left and seat 2 is not purro.  With seat
+    1's marker KC only one KO is visible and one copy is still available."""
+    hand_1 = MARKED_1 if marker_1 == "KO" else minus(MARKED_1, "KO") + ["KC"]
+    deal = Deal(3, {0: MARKED_0, 1: hand_1, 2: HE15}, "KO", head="HB HB HB", opening="JB")
+    run = Run(impl, deal, dead_waits_count=dead_waits_count)
+    run.act(3, "discard JB")
+    run.cycles(0, 2)
+    assert run.view(2)["marker"] == ["KO", marker_1, None, None]
+    run.cycle(2)
+    v = run.view(3)
+    assert v["purro"] == [True, True, purro, False]
+    assert v["marker"] == ["KO", marker_1, "KO" if purro else None, None]
+
+
 def test_fl03_forced_purro_and_shown_draws(impl):
     deal, run = first_discard(impl, HE16, "JB", head="HO JO JC JC HO")
     v = run.view(2)
@@ -993,8 +1029,9 @@ def test_taken_discard_is_known(impl):
 
 def test_purro_marker_player_choice(impl):
     _, run = first_discard(impl, HE16, "JB", purro_marker="player_choice")
-    v = run.view(1)
+    v = run.view(0)
     assert (v["phase"], v["to_play"]) == ("marker", 0)
+    assert (run.view(1)["phase"], run.view(1)["to_play"]) == ("action", 0)  # hidden
     assert run.state.current_player() == 0
     assert run.legal() == ["marker KO", "marker KE"]
     assert [run.state.string_to_action(a) for a in run.legal()] == [89, 91]
@@ -1004,35 +1041,207 @@ def test_purro_marker_player_choice(impl):
     assert (v["phase"], v["to_play"]) == ("draw", 1)
 
 
-def test_purro_marker_player_choice_with_one_king_suit(impl):
-    """The marker decision comes whenever the new purro player holds a king, even of a single
-    suit (its existence then shows nothing the marker does not)."""
-    _, run = first_discard(impl, HE12, "HB", purro_marker="player_choice")
-    v = run.view(1)
-    assert (v["phase"], v["to_play"], v["marker"]) == ("marker", 0, [None] * 4)
-    assert run.legal() == ["marker KC"]
-    run.act(0, "marker KC")
-    v = run.view(1)
-    assert v["marker"] == ["KC", None, None, None]
-    assert (v["phase"], v["to_play"]) == ("draw", 1)
+@pytest.mark.parametrize("hand", ["HE-12", "no-king"])
+def test_purro_marker_player_choice_with_one_king_suit(impl, hand):
+    """Rules 3.3 and 5.3: the marker decision exists only with kings of two or more suits in
+    hand.  HE-12 holds only KC: the marker is KC at once and the turn passes; a hand without a
+    king gets the coin."""
+    cards = HE12 if hand == "HE-12" else minus(HE12, "KC") + ["4E"]
+    assert oracle_waits(cards, "HB") == (["4E"] if hand == "HE-12" else ["KC"])
+    _, run = first_discard(impl, cards, "HB", purro_marker="player_choice")
+    for seat in (None, 0, 1):
+        v = run.view(seat)
+        assert v["marker"] == ["KC" if hand == "HE-12" else "coin", None, None, None]
+        assert v["purro"][0] is True and (v["phase"], v["to_play"]) == ("draw", 1)
+    assert run.legal() == ["draw", "take"]
+
+
+def seen(state, seat):
+    """Everything ``seat`` can observe of ``state``."""
+    return (
+        state.view(seat),
+        state.observation_tensor(seat).tolist(),
+        state.observation_string(seat),
+        state.information_state_string(seat),
+    )
+
+
+# HE-16-like hands waiting only on 4E: two kings of two suits, or two of one suit
+TWO_SUITS = split("3O 4O 5O · 3C 4C 5C · AO AC AE AB · 4E 4E 4E · KO KE")
+ONE_SUIT = minus(TWO_SUITS, "KE") + ["KO"]
+
+
+def test_marker_decision_data():
+    assert oracle_waits(TWO_SUITS, "HB") == oracle_waits(ONE_SUIT, "HB") == ["4E"]
+
+
+def marker_call_nodes(impl, hand, choose=None):
+    """Seat 0 holds ``hand``, draws HO and discards it, becoming purro: the states before the
+    discard, after it and (with ``choose``) after the marker decision."""
+    deal = Deal(3, {0: hand}, "HB", head="HO", opening="JB")
+    run = Run(impl, deal, purro_marker="player_choice")
+    run.act(3, "discard JB")
+    run.act(0, "draw")
+    nodes = [run.state.clone()]
+    run.act(0, "discard HO")
+    nodes.append(run.state.clone())
+    if choose is not None:
+        assert run.legal() == ["marker KO", "marker KE"]
+        run.act(0, choose)
+        nodes.append(run.state.clone())
+    return nodes
+
+
+def test_marker_decision_is_hidden_from_the_other_seats(impl):
+    """With KO and KE the new purro player chooses his marker; the other seats cannot tell
+    that decision from the automatic marker of a player whose kings are all KO: during it they
+    see the table as it was before his discard, then the discard with the marker chosen."""
+    before, decision, after = marker_call_nodes(impl, TWO_SUITS, "marker KO")
+    one_before, one_after = marker_call_nodes(impl, ONE_SUIT)
+    assert decision.current_player() == 0
+    for seat in (None, 0):
+        v = decision.view(seat)
+        assert (v["phase"], v["to_play"]) == ("marker", 0)
+        assert v["purro"][0] is True and v["marker"][0] is None
+    assert (after.view(0)["marker"], one_after.view(0)["marker"]) == (["KO", None, None, None],) * 2
+    for seat in (1, 2, 3):
+        assert seen(before, seat) == seen(one_before, seat), seat
+        assert seen(decision, seat) == seen(before, seat), seat
+        assert seen(after, seat) == seen(one_after, seat), seat
+        v = decision.view(seat)
+        assert (v["phase"], v["to_play"], v["purro"][0]) == ("action", 0, False)
+        assert v["hand_sizes"] == [16, 15, 15, 15] and v["top_discard"] == "JB"
+
+
+def test_marker_decision_after_the_optional_call_is_hidden(impl):
+    """``purro_call = "optional"``: the ``purro`` call of a player with kings of two suits
+    brings his marker decision; the others see it as his purro decision until he chooses."""
+    deal = Deal(3, {0: TWO_SUITS}, "HB", head="HO", opening="JB")
+    run = Run(impl, deal, purro_marker="player_choice", purro_call="optional")
+    run.act(3, "discard JB")
+    run.act(3, "no-purro")
+    run.act(0, "draw")
+    run.act(0, "discard HO")
+    assert run.legal() == ["purro", "no-purro"]
+    call = run.state.clone()
+    run.act(0, "purro")
+    decision = run.state.clone()
+    assert run.legal() == ["marker KO", "marker KE"]
+    run.act(0, "marker KE")
+    for seat in (1, 2, 3):
+        assert seen(decision, seat) == seen(call, seat), seat
+        assert decision.view(seat)["phase"] == "purro_call"
+        v = run.view(seat)
+        assert v["marker"] == ["KE", None, None, None] and (v["phase"], v["to_play"]) == (
+            "draw",
+            1,
+        )
 
 
 @pytest.mark.parametrize("marker", ["lowest_type", "player_choice"])
 def test_marker_king_into_a_secret_becomes_a_coin(impl, marker):
+    """Rules 5.3: the marker king goes into a secret and no king is left: the marker becomes a
+    coin, at once with ``lowest_type``; with ``player_choice`` at the end of the turn (after
+    the discard), the moment a marker decision would come, so until then he shows none."""
     hand = ["KO"] * 4 + split("3O 4O 5O 3C 4C 5C AO AC AE JE HE")
     assert oracle_waits(hand, "HB") == ["KE"]
     _, run = first_discard(impl, hand, "HB", head="HO JO JC JC HO", purro_marker=marker)
+    assert run.view(1)["marker"][0] == "KO"  # one suit: no decision, also with player_choice
+    run.cycles(1, 3)
+    run.act(0, "draw")
+    run.act(0, "secret KO")
+    assert run.view(1)["marker"][0] == ("coin" if marker == "lowest_type" else None)
+    assert run.view(1)["purro"][0] is True
+    run.act(0, "discard HO")
+    v = run.view(1)
+    assert v["purro"][0] is True and v["marker"][0] == "coin"
+    assert (v["phase"], v["to_play"]) == ("draw", 1)
+
+
+def test_dead_waits_count_marker_among_known_cards(impl):
+    """A marker king that may be one of its owner's known copies is not one copy more: seat 1
+    draws KO (shown, as seat 0 is purro) and becomes purro with it as marker; seat 2's HE-15
+    (sowee AB: four KO in play, one his) sees seat 0's marker KO and one KO of seat 1, so one
+    copy is left and he is purro."""
+    hand_1 = minus(MARKED_1, "KO") + ["HB"]
+    assert oracle_waits(hand_1, "AB") == [] and oracle_waits(HE15, "AB") == ["KO"]
+    deal = Deal(3, {0: MARKED_0, 1: hand_1, 2: HE15}, "AB", head="JB KO JB", opening="JO")
+    run = Run(impl, deal, dead_waits_count=False)
+    run.act(3, "discard JO")
+    run.cycle(0)
+    run.act(1, "draw")
+    run.act(1, "discard HB")
+    v = run.view(2)
+    assert v["known"][1] == ["KO"] and v["marker"][:2] == ["KO", "KO"]
+    run.cycle(2)
+    assert run.view(3)["purro"] == [True, True, True, False]
+
+
+# four KO and kings of two more suits: the marker KO goes into a secret
+RECHOOSE = ["KO"] * 4 + split("3O 4O 5O 3C 4C 5C AO AC AE KC KE")
+
+
+def test_rechoose_data():
+    assert oracle_waits(RECHOOSE, "HB") == ["KC", "KE", "AB", "KB"]
+    assert oracle_waits(minus(RECHOOSE, "KE") + ["KC"], "HB") == ["KC", "KE", "AB", "KB"]
+
+
+def rechoose_nodes(impl, hand, marker="player_choice"):
+    """Seat 0 holds ``hand``, becomes purro with the marker KO, draws HO in his next turn and
+    lays the secret KO: the states after the secret and after his discard of HO."""
+    _, run = first_discard(impl, hand, "HB", head="HO JO JC JC HO", purro_marker=marker)
     if marker == "player_choice":
-        assert run.legal() == ["marker KO"]
+        assert run.legal()[0] == "marker KO"
         run.act(0, "marker KO")
     assert run.view(1)["marker"][0] == "KO"
     run.cycles(1, 3)
     run.act(0, "draw")
     run.act(0, "secret KO")
-    assert run.view(1)["marker"][0] == "coin"
+    secret = run.state.clone()
     run.act(0, "discard HO")
+    return run, secret, run.state.clone()
+
+
+def test_marker_rechosen_by_the_lowest_type(impl):
+    run, secret, discarded = rechoose_nodes(impl, RECHOOSE, "lowest_type")
+    assert secret.view(1)["marker"][0] == "KC"
+    assert discarded.view(1)["marker"][0] == "KC" and discarded.view(1)["phase"] == "draw"
+
+
+def test_marker_rechosen_by_the_player(impl):
+    """Rules 5.3: the marker KO goes into a secret; with KC and KE left in hand the player
+    chooses the new marker "by the same rule" as at the call: a decision after his discard
+    (he is still purro), hidden from the others exactly like the first one: they cannot tell
+    it from the automatic marker of a player left with kings of one suit (KC KC)."""
+    run, secret, decision = rechoose_nodes(impl, RECHOOSE)
+    _, one_secret, one_discarded = rechoose_nodes(impl, minus(RECHOOSE, "KE") + ["KC"])
+    assert secret.view(1)["marker"][0] is None and secret.view(1)["purro"][0] is True
+    assert (decision.view()["phase"], decision.current_player()) == ("marker", 0)
+    assert run.legal() == ["marker KC", "marker KE"]
+    run.act(0, "marker KC")
+    assert one_discarded.view(1)["marker"][0] == "KC"
+    for seat in (1, 2, 3):
+        assert seen(secret, seat) == seen(one_secret, seat), seat
+        assert seen(decision, seat) == seen(secret, seat), seat
+        assert seen(run.state, seat) == seen(one_discarded, seat), seat
+    v = run.view(2)
+    assert v["marker"][0] == "KC" and v["purro"][0] is True
+    assert (v["phase"], v["to_play"]) == ("draw", 1)
+
+
+def test_marker_rechosen_only_if_still_purro(impl):
+    """The marker king goes into a secret and the discard then leaves no wait: purro is lost,
+    so no new marker is placed (no decision either)."""
+    hand = ["KO"] * 4 + split("3O 4O 5O 3C 4C 5C AO AC AE KC KE")
+    _, run = first_discard(impl, hand, "HB", head="HO JO JC JC HO", purro_marker="player_choice")
+    run.act(0, "marker KO")
+    run.cycles(1, 3)
+    run.act(0, "draw")
+    run.act(0, "secret KO")
+    run.act(0, "discard 3O")
     v = run.view(1)
-    assert v["purro"][0] is True and v["marker"][0] == "coin"
+    assert (v["purro"][0], v["marker"][0], v["penalty"][0]) == (False, None, 2)
+    assert (v["phase"], v["to_play"]) == ("draw", 1)
 
 
 def test_he14_sowee_secret_pool_waits_and_claim(impl):
@@ -1364,6 +1573,26 @@ def test_dead_hand_is_a_wash(impl):
         [0, 0, 0, 0],
     )
     assert run.view()["balances"] == secret_paid(0)
+
+
+def test_dead_hand_may_still_lay_a_king_secret(impl):
+    """Rules 3.3 and 5.2: four identical kings in hand are a secret at any own turn, also in a
+    dead hand: seat 0 (as in the case above, but with four KO) may lay the secret KO, paid at
+    once, before the ``pass`` that ends the hand."""
+    hand = split("KO KO KO KO KC KC KC KE KE KE KB KB HB HB HB")
+    deal = Deal(3, {0: hand}, "HB", head="AO", opening="JB")
+    run = Run(impl, deal)
+    run.act(3, "discard JB")
+    run.act(0, "draw")
+    run.act(0, "sowee-secret AO")
+    assert run.legal() == ["secret KO", "pass"]
+    run.act(0, "secret KO")
+    assert run.view(1)["balances"] == add(secret_paid(0), secret_paid(0))
+    assert run.legal() == ["pass"]
+    run.act(0, "pass")
+    result = run.finished()
+    assert (result["winner"], result["reason"]) == (None, "dead_hand")
+    assert run.view()["balances"] == [200, -100, 0, -100]
 
 
 @pytest.mark.parametrize("after_wash, dealer", [("same", 3), ("next", 0)])

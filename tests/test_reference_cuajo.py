@@ -1001,7 +1001,12 @@ def test_natural_win_and_option() -> None:
 def test_dead_hand_at_the_opening() -> None:
     kings = " ".join(["KO KC KE KB"] * 4)
     state = new_state(build_deck(0, {0: kings}, "HB"), dealer_natural_win=False)
-    assert state.legal_actions() == [PASS]  # secrets would not help: the only action is a pass
+    # no discard and no win: the hand is dead, but the four king secrets may still be laid
+    assert state.legal_actions() == [SECRET_BASE + k for k in (6, 13, 20, 27)] + [PASS]
+    for k in (6, 13, 20, 27):
+        state.apply_action(SECRET_BASE + k)
+    assert state.legal_actions() == [PASS]
+    assert state.view()["balances"] == [400, -200, 0, -200]
     state.apply_action(PASS)
     assert state.is_terminal() and state.view()["result"]["reason"] == "dead_hand"
     state = new_state(build_deck(0, {0: kings}, "HB"))
@@ -1036,7 +1041,8 @@ def test_optional_purro_and_marker_choice() -> None:
     act(state, "discard HC")
     assert state.view(3)["phase"] == "purro_call" and state.legal_actions() == [PURRO, NO_PURRO]
     act(state, "purro")
-    assert state.view(1)["phase"] == "marker"
+    assert state.view(0)["phase"] == "marker"
+    assert state.view(1)["phase"] == "purro_call"  # the decision is hidden from the others
     assert [state.action_to_string(a) for a in state.legal_actions()] == ["marker KO", "marker KE"]
     act(state, "marker KE")
     assert state.view()["marker"][0] == "KE" and state.view()["purro"][0]
@@ -1099,8 +1105,14 @@ def check_invariants(state: CuajoState) -> None:
             if q != seat and not state.is_terminal():
                 assert v["concealed"][q] is None
                 assert all(s["cards"] is None for s in v["secrets"][q])
+        # another seat's marker decision: the table as before the action that brought it
+        seen = full
+        if full["phase"] == "marker" and seat != full["to_play"]:
+            seen = state._seen_by(seat).view()
+            assert seen["phase"] in ("opening", "action", "purro_call"), seen["phase"]
+            assert (v["phase"], v["to_play"]) == (seen["phase"], full["to_play"])
         for key in ("discards", "known", "hand_sizes", "purro", "marker", "penalty", "balances"):
-            assert v[key] == full[key]
+            assert v[key] == seen[key]
         obs = state.observation_tensor(seat)
         assert obs.shape == (OBSERVATION_SIZE,) and obs.dtype == np.float32
         assert obs[:8].sum() == 1

@@ -186,11 +186,15 @@ def _cj_secret_cards(secrets: Sequence[dict[str, Any]]) -> list[str]:
 
 def _cj_unavailable(v: dict[str, Any], seat: int) -> Counter[str]:
     """``dead_waits_count = false``: the copies lying in the discard pile (not taken) and those
-    publicly known to be held by another seat."""
+    publicly known to be held by another seat (its ``known`` cards and its marker king)."""
     dead: Counter[str] = Counter(d["card"] for d in v["discards"] if d["taken_by"] is None)
     for s, known in enumerate(v["known"]):
         if s != seat:
-            dead.update(known)
+            held = Counter(known)
+            marker = v["marker"][s]
+            if marker is not None and marker != "coin":  # a face-up king, maybe a known one
+                held[marker] = max(held[marker], 1)
+            dead.update(held)
     return dead
 
 
@@ -745,6 +749,16 @@ def narrate_cuajo(console: Console, move: Move) -> None:
     hand_over = len(after["past_hands"]) > len(before["past_hands"])
     if not mine and verb == "pass" and before["phase"] != "draw":
         return  # a drawer's or claimant's decision: nobody else sees it (rules, "Claims")
+    if not mine and verb in ("discard", "purro") and after == before:
+        return  # it brought a marker decision, hidden (rules, "Purro"): told with the marker
+    if not mine and verb == "marker":
+        # the end of a hidden marker decision: the seat now sees the discard or the purro call
+        # that brought it, with its marker, as if the marker had been placed at once
+        if before["phase"] == "purro_call":
+            verb, card = "purro", ""
+        else:
+            verb = "discard"
+            card = "" if hand_over or not after["discards"] else after["discards"][-1]["card"]
     line = Text(_cj_who(move.actor, seat), style="bold" if mine else "cyan")
     if verb == "draw":
         drawn = _cj_drawn_card(move, before, after)
@@ -766,7 +780,7 @@ def narrate_cuajo(console: Console, move: Move) -> None:
             )
     elif verb == "discard":
         line.append(" discard " if mine else " discards ")
-        line.append_text(_cj_card(card, "bold"))
+        line.append_text(_cj_card(card, "bold") if card else Text("a card"))
         if before["phase"] == "opening":
             line.append(" to open", style="dim")
     elif verb in ("secret", "sowee-secret"):

@@ -567,6 +567,7 @@ class _Hand:
     secret_this_turn: bool = False
     empty_take: bool = False  # took the last discard with the stock empty
     turn: int = 0
+    marker_event: str = ""  # during a marker decision: "calls purro, marker" or "marker"
 
 
 class CuajoState(ReferenceState):
@@ -580,6 +581,10 @@ class CuajoState(ReferenceState):
         self._past: list[dict[str, Any]] = []
         self._result: dict[str, Any] | None = None
         self._hand: _Hand
+        # During a marker decision (hidden from the other seats): the hand as it was before the
+        # action that brought it, and that action's public events, which the others get with
+        # the chosen marker.
+        self._hidden: tuple[_Hand, list[str]] | None = None
         self._start_hand(0, self._first_dealer)
 
     # ---------------------------------------------------------------- rules helpers --------
@@ -630,6 +635,17 @@ class CuajoState(ReferenceState):
         pool[card] += 1
         return self._partitionable(pool)
 
+    def _shown_held(self, q: int) -> Counts:
+        """Copies of each kind publicly known to be among ``q``'s cards: the taken discards and
+        shown draws it still holds (``known``), and its face-up marker king, which may be one
+        of those, so it makes at least one copy of its kind, not one more."""
+        h = self._hand
+        shown = list(h.known[q])
+        marker = h.marker[q]
+        if marker is not None and marker != COIN:
+            shown[marker] = max(shown[marker], 1)
+        return shown
+
     def _waits(self, s: int) -> list[int]:
         h = self._hand
         unavailable: Counts | None = None
@@ -640,7 +656,7 @@ class CuajoState(ReferenceState):
                     unavailable[card] += 1
             for q in range(NUM_PLAYERS):
                 if q != s:
-                    unavailable = _plus(unavailable, h.known[q])
+                    unavailable = _plus(unavailable, self._shown_held(q))
         return _waits_of(
             self._pool(s), self._committed(s), h.sowee, self._quad_ok, self._triple, unavailable
         )
@@ -691,8 +707,8 @@ class CuajoState(ReferenceState):
         h.claimants = []
 
     def _dead(self, c: int) -> bool:
-        """Rules A-45: a player who must discard but can neither discard nor win; his only
-        action is ``pass``, a wash."""
+        """Rules A-45: a player who must discard but can neither discard nor win; ``pass``
+        ends the hand as a wash (rules 3.3: the secrets he holds are still legal before it)."""
         return not self._discard_options(c) and not self._win_allowed(c)
 
     def _secret_allowed(self, c: int, kind: int, count: int) -> bool:
@@ -768,6 +784,9 @@ class CuajoState(ReferenceState):
                 h.marker[s] = None
                 h.penalty[s] = int(self._cfg["purro_loss_penalty_turns"])
                 self._event(None, f"{_p(s)} loses purro (penalty {h.penalty[s]})")
+            elif h.marker[s] is None:  # the marker king went into a secret this turn
+                self._place_marker(s, "marker")
+                return
         elif self._cfg["purro_call"] == "optional":
             h.phase = "purro_call"
             h.to_play = s
@@ -778,16 +797,23 @@ class CuajoState(ReferenceState):
         self._finish_turn(s)
 
     def _call_purro(self, s: int) -> None:
+        self._hand.purro[s] = True
+        self._place_marker(s, "calls purro, marker")
+
+    def _place_marker(self, s: int, what: str) -> None:
+        """Rules 5.3, at the end of the turn of ``s`` (a purro call, or his marker king gone
+        into a secret): with ``player_choice`` and kings of two or more suits in hand, his
+        decision; otherwise at once his lowest king (his only suit), or a coin."""
         h = self._hand
-        h.purro[s] = True
         kings = [k for k in KINGS if h.concealed[s][k] > 0]
-        if self._cfg["purro_marker"] == "player_choice" and kings:
-            self._event(None, f"{_p(s)} calls purro")
+        if self._cfg["purro_marker"] == "player_choice" and len(kings) >= 2:
             h.phase = "marker"
             h.to_play = s
+            h.marker_event = what
+            self._event(s, f"{_p(s)} chooses a marker")
             return
         h.marker[s] = kings[0] if kings else COIN
-        self._event(None, f"{_p(s)} calls purro, marker {_marker_text(h.marker[s])}")
+        self._event(None, f"{_p(s)} {what} {_marker_text(h.marker[s])}")
         self._finish_turn(s)
 
     def _finish_turn(self, s: int) -> None:
@@ -803,10 +829,15 @@ class CuajoState(ReferenceState):
             self._start_turn((s + 1) % NUM_PLAYERS)
 
     def _fix_marker(self, s: int) -> None:
-        """A marker king gone into a secret: the lowest king left in hand, or a coin."""
+        """A marker king gone into a secret: the lowest king left in hand, or a coin; with
+        ``player_choice`` none until the end of the turn, where it is placed as at a call."""
         h = self._hand
         marker = h.marker[s]
         if h.purro[s] and marker is not None and marker != COIN and h.concealed[s][marker] == 0:
+            if self._cfg["purro_marker"] == "player_choice":
+                h.marker[s] = None
+                self._event(None, f"{_p(s)} takes back the marker")
+                return
             kings = [k for k in KINGS if h.concealed[s][k] > 0]
             h.marker[s] = kings[0] if kings else COIN
             self._event(None, f"{_p(s)} marker {_marker_text(h.marker[s])}")
@@ -960,8 +991,6 @@ class CuajoState(ReferenceState):
         c = h.to_play
         phase = h.phase
         if phase in ("opening", "action"):
-            if self._dead(c):
-                return [PASS]
             hand = h.concealed[c]
             out = [DISCARD_BASE + t for t in self._discard_options(c)]
             out += [
@@ -973,6 +1002,8 @@ class CuajoState(ReferenceState):
                 out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != h.sowee and hand[x] >= 1]
             if self._win_allowed(c):
                 out.append(WIN)
+            if self._dead(c):
+                out.append(PASS)  # the secrets he holds may still be laid before it
             return sorted(out)
         if phase == "draw":
             top = self._top_discard()
@@ -993,6 +1024,28 @@ class CuajoState(ReferenceState):
         raise AssertionError(f"unknown phase {phase}")
 
     def _apply(self, action: int) -> None:
+        h = self._hand
+        c = h.to_play
+        before: _Hand | None = None
+        if (
+            self._cfg["purro_marker"] == "player_choice"
+            and (action < SECRET_BASE or action == PURRO)
+            and sum(1 for k in KINGS if h.concealed[c][k] > 0) >= 2
+        ):
+            before = copy.deepcopy(h)  # this action may bring a marker decision
+        logged = len(self._events)
+        self._play(action)
+        if before is not None and self._hand.phase == "marker":
+            # Hidden from the others: they get this action's public events with the marker.
+            deferred = []
+            for i in range(logged, len(self._events)):
+                seat, text = self._events[i]
+                if seat is None:
+                    self._events[i] = (c, text)
+                    deferred.append(text)
+            self._hidden = (before, deferred)
+
+    def _play(self, action: int) -> None:
         h = self._hand
         c = h.to_play
         phase = h.phase
@@ -1045,8 +1098,14 @@ class CuajoState(ReferenceState):
                 h.claimants.pop(0)
                 self._next_claimant()
         elif action < PURRO:
+            assert self._hidden is not None
+            for text in self._hidden[1]:
+                for q in range(NUM_PLAYERS):
+                    if q != c:
+                        self._event(q, text)
+            self._hidden = None
             h.marker[c] = KINGS[action - MARKER_BASE]
-            self._event(None, f"{_p(c)} marker {_marker_text(h.marker[c])}")
+            self._event(None, f"{_p(c)} {h.marker_event} {_marker_text(h.marker[c])}")
             self._finish_turn(c)
         elif action == PURRO:
             self._call_purro(c)
@@ -1136,8 +1195,20 @@ class CuajoState(ReferenceState):
         visible = shown or viewer is None or viewer == seat or self._terminal
         return seat, card if visible else None, shown
 
+    def _seen_by(self, viewer: int | None) -> CuajoState:
+        """The state as ``viewer`` sees it: during another seat's marker decision, the table as
+        it was before the action that brought the decision (docs/rules/cuajo.md, Purro)."""
+        if self._hidden is None or viewer is None or viewer == self._hand.to_play:
+            return self
+        seen = copy.copy(self)
+        seen._hand, seen._hidden = self._hidden[0], None
+        return seen
+
     def view(self, player: int | None = None) -> dict[str, Any]:
         viewer = None if player is None else self._check_seat(player)
+        masked = self._seen_by(viewer)
+        if masked is not self:
+            return masked.view(viewer)
         h = self._hand
         everything = viewer is None or self._terminal
         phase, to_play = self._seen_turn(viewer)
@@ -1195,6 +1266,9 @@ class CuajoState(ReferenceState):
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
         seat = self._check_seat(player)
+        masked = self._seen_by(seat)
+        if masked is not self:
+            return masked.observation_tensor(seat)
         h = self._hand
         tensor = TensorBlocks(self._game.observation_tensor_shape())
         out, block = tensor.out, tensor.block

@@ -450,6 +450,14 @@ struct PastHand {
     balances: [i64; SEATS],
 }
 
+/// A marker decision under way, which the other seats must not see: they see the table as it
+/// was `before` the action (`trigger`: the discard, or `purro`) that brought it.
+#[derive(Clone, PartialEq, Debug)]
+struct HiddenMarker {
+    before: Cuajo,
+    trigger: Action,
+}
+
 #[derive(Clone, PartialEq, Debug)]
 pub struct Cuajo {
     rules: Rules,
@@ -494,6 +502,8 @@ pub struct Cuajo {
     totals: [i64; SEATS],
     result: Option<HandResult>,
     past: Vec<PastHand>,
+    /// Set while `phase` is `Marker`.
+    hidden_marker: Option<Box<HiddenMarker>>,
 }
 
 impl Cuajo {
@@ -547,6 +557,13 @@ impl Cuajo {
         }
     }
 
+    /// Copies of kind `k` publicly known to be among the cards of `q`: its `known` cards, and
+    /// its face-up marker king (which may be one of them, so at least one, not one more).
+    fn shown_held(&self, q: usize, k: usize) -> u8 {
+        let marker = matches!(self.marker[q], Marker::King(suit) if kind(suit as usize, KING) == k);
+        self.known[q][k].max(marker as u8)
+    }
+
     /// Bit set of the kinds `s` (holding 15) waits on.
     fn waits_of(&self, s: usize) -> u32 {
         let own = self.all_cards(s);
@@ -557,7 +574,7 @@ impl Cuajo {
                 self.lying[k]
                     + (0..SEATS)
                         .filter(|&q| q != s)
-                        .map(|q| self.known[q][k])
+                        .map(|q| self.shown_held(q, k))
                         .sum::<u8>()
             })
         };
@@ -615,6 +632,7 @@ impl Cuajo {
         self.discards.clear();
         self.purro = [false; SEATS];
         self.marker = [Marker::None; SEATS];
+        self.hidden_marker = None;
         self.penalty = [0; SEATS];
         self.last_draw = None;
         self.taken = None;
@@ -668,6 +686,26 @@ impl Cuajo {
             .map_or(Marker::Coin, |k| Marker::King(suit_of(k) as u8))
     }
 
+    /// How many suits the kings in the hand of `s` have.
+    fn king_suits(&self, s: usize) -> usize {
+        (0..4)
+            .filter(|&suit| self.concealed[s][kind(suit, KING)] > 0)
+            .count()
+    }
+
+    /// Places the purro marker of `s`: a decision (`true`) with `player_choice` and kings of
+    /// two or more suits in hand, else at once the lowest king (there is one suit) or a coin.
+    fn place_marker(&mut self, s: usize) -> bool {
+        if self.rules.marker_choice && self.king_suits(s) >= 2 {
+            self.phase = Phase::Marker;
+            self.current = s as u8;
+            true
+        } else {
+            self.marker[s] = self.lowest_king(s);
+            false
+        }
+    }
+
     fn declare_secret(&mut self, s: usize, secret: Secret) {
         let c = secret.card as usize;
         if secret.sowee {
@@ -685,7 +723,13 @@ impl Cuajo {
         self.secret_this_turn = true;
         if let Marker::King(suit) = self.marker[s] {
             if self.concealed[s][kind(suit as usize, KING)] == 0 {
-                self.marker[s] = self.lowest_king(s);
+                // With `player_choice` the new marker comes at the end of the turn, like a
+                // marker decision (placing it now would show whether a decision is due).
+                self.marker[s] = if self.rules.marker_choice {
+                    Marker::None
+                } else {
+                    self.lowest_king(s)
+                };
             }
         }
     }
@@ -770,6 +814,9 @@ impl Cuajo {
                 self.purro[s] = false;
                 self.marker[s] = Marker::None;
                 self.penalty[s] = self.rules.penalty_turns;
+            } else if self.marker[s] == Marker::None && self.place_marker(s) {
+                // The marker king went into a secret this turn: re-chosen as at the call.
+                return;
             }
         } else if self.rules.optional_call {
             self.phase = Phase::PurroCall;
@@ -784,15 +831,7 @@ impl Cuajo {
     /// Makes `s` purro; `true` if a marker decision is now due.
     fn call_purro(&mut self, s: usize) -> bool {
         self.purro[s] = true;
-        let kings = (0..4).any(|suit| self.concealed[s][kind(suit, KING)] > 0);
-        if self.rules.marker_choice && kings {
-            self.phase = Phase::Marker;
-            self.current = s as u8;
-            true
-        } else {
-            self.marker[s] = self.lowest_king(s);
-            false
-        }
+        self.place_marker(s)
     }
 
     fn pass_turn(&mut self) {
@@ -992,6 +1031,55 @@ impl Cuajo {
 
     fn hidden_from(&self, seat: usize) -> bool {
         matches!(self.phase, Phase::DrawerOption | Phase::Claim) && self.current as usize != seat
+    }
+
+    /// During a marker decision, the state every other seat sees: the table before the action
+    /// that brought the decision.
+    fn masked(&self, viewer: Option<usize>) -> Option<&Self> {
+        self.hidden_marker
+            .as_deref()
+            .filter(|_| viewer.is_some_and(|v| v != self.current as usize))
+            .map(|h| &h.before)
+    }
+
+    /// Whether `action` of the current player brings a marker decision (hidden from the others).
+    fn brings_marker_decision(&self, action: Action) -> bool {
+        self.rules.marker_choice
+            && matches!(action, Action::Discard(_) | Action::Purro)
+            && self.king_suits(self.current as usize) >= 2
+            && {
+                let mut t = self.clone();
+                t.apply_unchecked(action);
+                t.phase == Phase::Marker
+            }
+    }
+
+    /// How `seat` sees `action` of the current player, when it sees it.
+    fn action_line(&self, action: Action, seat: usize) -> String {
+        let c = self.current as usize;
+        let me = c == seat;
+        match action {
+            Action::Secret(_) | Action::SoweeSecret(_) if !me => {
+                let what = match (self.rules.secret_kind_public, action) {
+                    (true, Action::SoweeSecret(_)) => "a sowee secret",
+                    _ => "a secret",
+                };
+                format!("seat {c} declares {what}")
+            }
+            Action::Draw => {
+                let x = self.deck[self.stock_at as usize];
+                if me || self.reveal_required(c) {
+                    format!("seat {c} draws {}", name(x as usize))
+                } else {
+                    format!("seat {c} draws")
+                }
+            }
+            Action::Take => format!(
+                "seat {c} takes {}",
+                name(self.top_discard().unwrap_or(0) as usize)
+            ),
+            a => format!("seat {c}: {a}"),
+        }
     }
 
     fn marker_json(m: Marker) -> Value {
@@ -1287,6 +1375,7 @@ impl Game for Cuajo {
             totals: [0; SEATS],
             result: None,
             past: Vec::new(),
+            hidden_marker: None,
         };
         s.start_hand();
         s
@@ -1328,11 +1417,9 @@ impl Game for Cuajo {
                         .filter(|&k| self.discard_legal(s, k))
                         .map(|k| Action::Discard(k as u8)),
                 );
-                if out.len() == before && !win {
-                    // A dead hand: neither a discard nor a win; `pass` ends it as a wash.
-                    out.push(Action::Pass);
-                    return;
-                }
+                // A dead hand: neither a discard nor a win; `pass` ends it as a wash, and the
+                // secrets he holds may still be laid before it.
+                let dead = out.len() == before && !win;
                 let normal = |k: usize| Secret {
                     sowee: false,
                     card: k as u8,
@@ -1358,6 +1445,9 @@ impl Game for Cuajo {
                 }
                 if win {
                     out.push(Action::Win);
+                }
+                if dead {
+                    out.push(Action::Pass);
                 }
             }
             Phase::Draw => {
@@ -1390,6 +1480,12 @@ impl Game for Cuajo {
 
     fn apply_unchecked(&mut self, action: Action) {
         let s = self.current as usize;
+        // The table before an action that may bring a (hidden) marker decision: a discard or a
+        // purro call of a player with kings of two or more suits.
+        let before = (self.rules.marker_choice
+            && matches!(action, Action::Discard(_) | Action::Purro)
+            && self.king_suits(s) >= 2)
+            .then(|| self.clone());
         match (self.phase, action) {
             (_, Action::Discard(k)) => self.discard(k),
             (_, Action::Secret(k)) => self.declare_secret(
@@ -1444,9 +1540,16 @@ impl Game for Cuajo {
             }
             (_, Action::NoPurro) => self.pass_turn(),
             (_, Action::Marker(suit)) => {
+                self.hidden_marker = None;
                 self.marker[s] = Marker::King(suit);
                 self.pass_turn();
             }
+        }
+        if let (Some(before), Phase::Marker) = (before, self.phase) {
+            self.hidden_marker = Some(Box::new(HiddenMarker {
+                before,
+                trigger: action,
+            }));
         }
     }
 
@@ -1462,6 +1565,9 @@ impl Game for Cuajo {
     }
 
     fn view(&self, viewer: Option<usize>) -> Value {
+        if let Some(before) = self.masked(viewer) {
+            return before.view(viewer);
+        }
         let over = self.phase == Phase::Over;
         let sees = |s: usize| over || viewer.is_none_or(|v| v == s);
         let (phase, to_play) = self.seen_phase(viewer);
@@ -1536,6 +1642,9 @@ impl Game for Cuajo {
     }
 
     fn observe(&self, seat: usize, out: &mut [f32]) {
+        if let Some(before) = self.masked(Some(seat)) {
+            return before.observe(seat, out);
+        }
         let rel = |q: usize| (q + SEATS - seat) % SEATS;
         let mut at = 0usize;
         let mut block = |size: usize| {
@@ -1631,6 +1740,9 @@ impl Game for Cuajo {
 
     fn render(&self, viewer: Option<usize>) -> String {
         use std::fmt::Write;
+        if let Some(before) = self.masked(viewer) {
+            return before.render(viewer);
+        }
         let over = self.phase == Phase::Over;
         let (phase, to_play) = self.seen_phase(viewer);
         let mut s = String::new();
@@ -1671,7 +1783,7 @@ impl Game for Cuajo {
                 let m = match self.marker[q] {
                     Marker::King(suit) => name(kind(suit as usize, KING)),
                     Marker::Coin => "coin".into(),
-                    Marker::None => "choosing a marker".into(),
+                    Marker::None => "no marker yet".into(),
                 };
                 let _ = write!(flags, " PURRO ({m})");
             }
@@ -1713,6 +1825,9 @@ impl Game for Cuajo {
     }
 
     fn deal_summary(&self, seat: usize) -> String {
+        if let Some(before) = self.masked(Some(seat)) {
+            return before.deal_summary(seat);
+        }
         let mut s = format!(
             "hand {} dealer {} sowee {} dealt {}",
             self.hand + 1,
@@ -1738,33 +1853,20 @@ impl Game for Cuajo {
     }
 
     fn action_seen_by(&self, action: Action, seat: usize) -> Option<String> {
-        let c = self.current as usize;
         if self.hidden_from(seat) && action == Action::Pass {
             return None;
         }
-        let me = c == seat;
-        Some(match action {
-            Action::Secret(_) | Action::SoweeSecret(_) if !me => {
-                let what = match (self.rules.secret_kind_public, action) {
-                    (true, Action::SoweeSecret(_)) => "a sowee secret",
-                    _ => "a secret",
-                };
-                format!("seat {c} declares {what}")
+        if self.current as usize != seat {
+            // A marker decision is hidden: the others see the action that brought it only
+            // with the chosen marker, as if the marker had been placed at once.
+            if let (Action::Marker(_), Some(h)) = (action, &self.hidden_marker) {
+                return Some(h.before.action_line(h.trigger, seat));
             }
-            Action::Draw => {
-                let x = self.deck[self.stock_at as usize];
-                if me || self.reveal_required(c) {
-                    format!("seat {c} draws {}", name(x as usize))
-                } else {
-                    format!("seat {c} draws")
-                }
+            if self.brings_marker_decision(action) {
+                return None;
             }
-            Action::Take => format!(
-                "seat {c} takes {}",
-                name(self.top_discard().unwrap_or(0) as usize)
-            ),
-            a => format!("seat {c}: {a}"),
-        })
+        }
+        Some(self.action_line(action, seat))
     }
 
     fn resample_deal(
