@@ -15,6 +15,9 @@ import math
 import random
 from collections import Counter
 
+import pytest
+from cuajo_bot import choose
+
 SAMPLES = {"engine": 6000, "reference": 600}
 
 
@@ -139,3 +142,110 @@ def test_spoil_five_resample_is_uniform(impl):
 
     assert key(state) in consistent
     check_uniform(impl_name(impl), state, seat, consistent, key)
+
+
+# --------------------------------------------------------------------------------------------
+# Cicera and Cau Robat: late in a hand, the other seats' last cards.
+
+
+def late_position(impl, name, config, left):
+    """A seeded state with ``left`` cards in every hand, the viewer to play."""
+    game = impl.load_game(name, **config)
+    for seed in range(200):
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal() and max(state.view()["hand_sizes"]) > left:
+            state.apply_action(rng.choice(state.legal_actions()))
+        v = state.view()
+        if not state.is_terminal() and v["hand_sizes"] == [left] * game.num_players():
+            return game, state, state.current_player()
+    raise AssertionError("no position found")
+
+
+def hand_worlds(state, seat):
+    """Every way to deal the other seats' current cards back to them (hand sizes kept): the
+    deck is the recorded one with those cards moved between the seats' places."""
+    data = json.loads(state.serialize())
+    deck = data["decks"][-1]
+    hands = state.view()["hands"]
+    others = [q for q in range(len(hands)) if q != seat]
+    cards = [c for q in others for c in hands[q]]
+    at = {q: [deck.index(c) for c in hands[q]] for q in others}
+    worlds = []
+    for perm in set(itertools.permutations(sorted(cards))):
+        new, i, key = list(deck), 0, []
+        for q in others:
+            mine = perm[i : i + len(hands[q])]
+            for k, c in zip(at[q], mine):
+                new[k] = c
+            key.append(frozenset(mine))
+            i += len(hands[q])
+        worlds.append((tuple(key), new))
+    return others, worlds
+
+
+@pytest.mark.parametrize(
+    ("name", "config", "left"),
+    [("cicera", {"game_mode": "single_hand"}, 2), ("cau_robat", {"players": 3}, 3)],
+)
+def test_fishing_games_resample_is_uniform(impl, name, config, left):
+    game, state, seat = late_position(impl, name, config, left)
+    others, worlds = hand_worlds(state, seat)
+    consistent = consistent_worlds(game, state, seat, dict(worlds).items())
+
+    def key(s):
+        return tuple(frozenset(s.view()["hands"][q]) for q in others)
+
+    assert key(state) in consistent and len(consistent) >= 3
+    if name == "cau_robat":
+        # a card played by rank reveals the lower cards of that rank were not in that hand
+        assert len(consistent) <= len(dict(worlds))
+    n = SAMPLES[impl_name(impl)] // 3
+    counts = Counter(key(state.resample_from_infostate(seat, k)) for k in range(n))
+    assert set(counts) <= consistent
+    expected = n / len(consistent)
+    chi2 = sum((counts[k] - expected) ** 2 / expected for k in consistent)
+    df = len(consistent) - 1
+    assert chi2 < df + 4.5 * math.sqrt(2 * df) + 10, (chi2, df)
+
+
+# --------------------------------------------------------------------------------------------
+# Cuajo: a purro seat's hand is drawn among the hands with waits, not kept.
+
+
+def test_cuajo_purro_hand_is_resampled(impl, request):
+    if impl_name(impl) == "reference":
+        # Known defect of the reference model: its Cuajo resampler still keeps a purro seat's
+        # hidden cards when its re-deals fail (docs/engine.md, Determinisation).
+        request.applymarker(pytest.mark.xfail(strict=True, reason="reference keeps purro hands"))
+    game = impl.load_game("cuajo")
+    found = None
+    for seed in range(40):
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            v = state.view()
+            purro = [q for q in range(4) if v["purro"][q] and q != state.current_player()]
+            if purro:
+                found = (state, state.current_player(), purro[0])
+                break
+            state.apply_action(choose(state, rng))
+        if found:
+            break
+    assert found, "no purro position"
+    state, seat, q = found
+    truth = Counter(state.view()["concealed"][q])
+    known = Counter(state.view(seat)["known"][q])
+    n = 60 if impl_name(impl) == "engine" else 6
+    kept = []
+    for k in range(n):
+        sample = state.resample_from_infostate(seat, k)
+        assert sample.view(seat) == state.view(seat)
+        assert sample.view()["purro"][q]
+        hand = Counter(sample.view()["concealed"][q])
+        hidden_truth = truth - known
+        kept.append(sum((hand & truth - known).values()) / max(1, sum(hidden_truth.values())))
+    # The hidden cards of the purro hand change from world to world (the old resampler kept
+    # about 92% of them in place).
+    print(f"purro seat {q}: {sum(kept) / n:.0%} of its hidden cards kept on average")
+    assert sum(kept) / n < 0.8, sum(kept) / n

@@ -1052,28 +1052,28 @@ impl Game for CauRobat {
             forbidden[q] |= rank_cards(r) & (bit(card) - 1);
             s.apply_unchecked(a);
         }
-        // Swap the other players' held cards at random, keeping every constraint.
-        let mut slots: Vec<(u8, usize)> = (0..n)
-            .filter(|&q| q != seat)
-            .flat_map(|q| ids(s.hands[q]).map(move |c| (c, q)))
+        // Deal the other players' held cards again, uniformly among the deals that keep every
+        // card out of the hands it cannot be in.
+        let others: Vec<usize> = (0..n).filter(|&q| q != seat).collect();
+        let cards: Vec<u8> = others.iter().flat_map(|&q| ids(s.hands[q])).collect();
+        let allowed: Vec<u32> = cards
+            .iter()
+            .map(|&c| {
+                (0..others.len())
+                    .filter(|&p| forbidden[others[p]] & bit(c) == 0)
+                    .fold(0, |m, p| m | (1 << p))
+            })
             .collect();
-        let len = slots.len() as u64;
-        for _ in 0..20 * len {
-            let (i, j) = (
-                rng.below(len.max(1)) as usize,
-                rng.below(len.max(1)) as usize,
-            );
-            let ((ci, qi), (cj, qj)) = (slots[i], slots[j]);
-            if qi != qj && forbidden[qj] & bit(ci) == 0 && forbidden[qi] & bit(cj) == 0 {
-                slots[i].0 = cj;
-                slots[j].0 = ci;
-            }
-        }
+        let sizes: Vec<usize> = others
+            .iter()
+            .map(|&q| s.hands[q].count_ones() as usize)
+            .collect();
+        let dealt = crate::sampling::deal(&cards, &allowed, &sizes, rng)?;
         // The deck in canonical form: the table first, then the hand-dealing sequence, where
         // each held card of another seat takes the place of one that seat still holds.
         let mut new_cards: [Vec<u8>; MAX_PLAYERS] = Default::default();
-        for &(c, q) in &slots {
-            new_cards[q].push(c);
+        for (&q, hand) in others.iter().zip(dealt) {
+            new_cards[q] = hand;
         }
         let mut deck: Vec<u8> = ids(start.table).collect();
         let size = start.rules.table_size();

@@ -6,6 +6,8 @@ mod hostile;
 use tapete::{load_game, DynGame, Rng};
 
 const GAMES_PER_CONFIG: u64 = 60;
+/// Games per config in which every seventh state is resampled (determinisation is the slow part).
+const RESAMPLED_GAMES: u64 = 16;
 
 /// Configs to exercise per game: the defaults and a few option sets.
 fn configs(name: &str) -> Vec<serde_json::Value> {
@@ -83,12 +85,18 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
             .expect("deserialize");
         assert!(copy.eq_dyn(state.as_ref()), "serialize round trip");
         // What a seat sees is the same in a world re-dealt from its point of view.
-        if steps % 7 == 0 {
+        if seed < RESAMPLED_GAMES && steps % 7 == 0 {
             let seat = (seed as usize + steps) % n;
             let other = state
                 .try_resample(seat, seed + steps as u64)
                 .unwrap()
-                .expect("a resampled world was found");
+                .unwrap_or_else(|| {
+                    panic!(
+                        "no resampled world for seat {seat}: {} {} seed {seed} step {steps}",
+                        game.name(),
+                        game.config()
+                    )
+                });
             // Whose turn it is and what that seat may do, when it is the seat's own turn.
             assert_eq!(
                 other.current_player() == Some(seat),

@@ -41,6 +41,7 @@ from tapete.reference._base import (
     merge_config,
 )
 from tapete.reference._base import seat_name as _p
+from tapete.reference._text import shown
 from tapete.reference.cards import SPANISH
 from tapete.reference.rng import SplitMix64
 
@@ -151,7 +152,7 @@ def _parse_rank(value: object, what: str) -> int:
     """Rank index of a rank value 1..7, 10, 11, 12 (``ValueError`` otherwise)."""
     number = as_int(value)
     if number is None:
-        raise ValueError(f"{what} must be a rank among {RANKS}, got {value!r}")
+        raise ValueError(f"{what} must be a rank among {RANKS}, got {shown(value)}")
     if number not in RANKS:
         raise ValueError(f"{what} must be a rank among {RANKS}, got {number}")
     return RANKS.index(number)
@@ -164,10 +165,10 @@ def run(table_ranks: Sequence[int], rank: int) -> list[int]:
     else the matched rank and the run through it, in the cycle order ``1 2 .. 7 10 11 12``.
     """
     if isinstance(table_ranks, (str, bytes)) or not isinstance(table_ranks, Sequence):
-        raise ValueError(f"table_ranks must be a list of ranks, got {table_ranks!r}")
+        raise ValueError(f"table_ranks must be a list of ranks, got {shown(table_ranks)}")
     indices = [_parse_rank(r, "a table rank") for r in table_ranks]
     if len(set(indices)) != len(indices):
-        raise ValueError(f"the table ranks must be distinct, got {list(table_ranks)!r}")
+        raise ValueError(f"the table ranks must be distinct, got {shown(list(table_ranks))}")
     k = _parse_rank(rank, "the played rank")
     if k not in indices:
         return []
@@ -614,12 +615,12 @@ class CauRobatState(ReferenceState):
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {text!r}")
+            raise ParseError(f"an action string is expected, got {shown(text)}")
         words = text.split()
         if len(words) == 2 and words[0].lower() == "play" and words[1] in map(str, RANKS):
             return RANKS.index(int(words[1]))
         raise ParseError(
-            f"not a cau_robat action: {text!r} (expected 'play <rank>' with a rank among "
+            f"not a cau_robat action: {shown(text)} (expected 'play <rank>' with a rank among "
             f"{' '.join(map(str, RANKS))})"
         )
 

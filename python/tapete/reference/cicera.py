@@ -39,6 +39,7 @@ from tapete.reference._base import (
     merge_config,
 )
 from tapete.reference._base import seat_name as _p
+from tapete.reference._text import shown
 from tapete.reference.cards import CICERA
 from tapete.reference.rng import SplitMix64
 
@@ -242,10 +243,10 @@ def score_piles(
 
 def _parse_cards(cards: object, what: str) -> list[int]:
     if isinstance(cards, (str, bytes)) or not isinstance(cards, Sequence):
-        raise ParseError(f"{what} must be a list of card strings, got {cards!r}")
+        raise ParseError(f"{what} must be a list of card strings, got {shown(cards)}")
     ids = CICERA.parse_many(cards)
     if len(set(ids)) != len(ids):
-        raise ValueError(f"{what} holds the same card twice: {list(cards)!r}")
+        raise ValueError(f"{what} holds the same card twice: {shown(list(cards))}")
     return ids
 
 
@@ -326,7 +327,7 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
         elif key == "packet_size":
             number = as_int(value)
             if number not in _PACKET_SIZES:
-                raise ConfigError(f"packet_size must be 12, 6 or 4, got {value!r}")
+                raise ConfigError(f"packet_size must be 12, 6 or 4, got {shown(value)}")
             cfg[key] = number
         elif key == "first_dealer":
             cfg[key] = first_dealer(value, NUM_PLAYERS)
@@ -628,13 +629,13 @@ class CiceraState(ReferenceState):
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {text!r}")
+            raise ParseError(f"an action string is expected, got {shown(text)}")
         words = text.split()
         bases = {"play": TRAIL_BASE, "capture": CAPTURE_BASE, "take": TAKE_BASE}
         if len(words) == 2 and words[0].lower() in bases:
             return bases[words[0].lower()] + CICERA.parse(words[1])
         raise ParseError(
-            f"not a cicera action: {text!r} (expected 'play <card>', 'capture <card>' "
+            f"not a cicera action: {shown(text)} (expected 'play <card>', 'capture <card>' "
             "or 'take <card>')"
         )
 

@@ -41,6 +41,7 @@ from tapete.reference._base import (
     merge_config,
 )
 from tapete.reference._base import seat_name as _p
+from tapete.reference._text import shown
 from tapete.reference.cards import CUAJO
 from tapete.reference.rng import SplitMix64
 
@@ -263,7 +264,7 @@ def special_hand(pool: Sequence[int], committed: Sequence[int], quad_ok: bool, t
 
 def _parse_cards(cards: object, size: int, limits: Sequence[int]) -> Counts:
     if isinstance(cards, (str, bytes)) or not isinstance(cards, Iterable):
-        raise ParseError(f"expected a list of cuajo cards, got {cards!r}")
+        raise ParseError(f"expected a list of cuajo cards, got {shown(cards)}")
     ids = CUAJO.parse_many(list(cards))
     if len(ids) != size:
         raise ValueError(f"expected {size} cards, got {len(ids)}")
@@ -1137,7 +1138,7 @@ class CuajoState(ReferenceState):
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {text!r}")
+            raise ParseError(f"an action string is expected, got {shown(text)}")
         words = text.split()
         expected = (
             "expected draw, take, win, claim, pass, purro, no-purro, discard <card>, "
@@ -1156,13 +1157,13 @@ class CuajoState(ReferenceState):
                 try:
                     card = CUAJO.parse(words[1])
                 except ParseError as err:
-                    raise ParseError(f"not a cuajo action: {text!r} ({err})") from None
+                    raise ParseError(f"not a cuajo action: {shown(text)} ({err})") from None
                 if word != "marker":
                     return base[word] + card
                 if is_king(card):
                     return MARKER_BASE + suit_of(card)
-                raise ParseError(f"not a cuajo action: {text!r} (a marker is a king)")
-        raise ParseError(f"not a cuajo action: {text!r} ({expected})")
+                raise ParseError(f"not a cuajo action: {shown(text)} (a marker is a king)")
+        raise ParseError(f"not a cuajo action: {shown(text)} ({expected})")
 
     # ---------------------------------------------------------------- returns --------------
 

@@ -3,6 +3,7 @@
 //! evaluator (`eval`) decides completeness by blocks and a per-rank table.
 
 pub mod eval;
+mod ready;
 
 use crate::cards::{Pack, CUAJO_112};
 use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game};
@@ -1123,81 +1124,9 @@ impl Cuajo {
             .join(" ")
     }
 
-    /// A random deal of the `hidden` deck positions consistent with what `seat` saw the other
-    /// seats discard and lay in secrets: each such card that is not publicly known to be in
-    /// that seat's hand goes to one of its hidden cards received before (dealt, or drawn
-    /// unseen); the other hidden cards are shuffled into the remaining places. The seats in
-    /// the bit set `keep` keep their hidden cards. `None` if the cards cannot be placed so.
-    fn propose(
-        start: &Self,
-        actions: &[Action],
-        seat: usize,
-        hidden: &[usize],
-        keep: u8,
-        rng: &mut Rng,
-    ) -> Option<Vec<u8>> {
-        let mut deck = start.deck.to_vec();
-        let mut unplaced = [0u8; KINDS];
-        hidden.iter().for_each(|&i| unplaced[deck[i] as usize] += 1);
-        let mut placed = [false; DECK];
-        let mut slots: [Vec<usize>; SEATS] = Default::default();
-        let place = |pos: usize, placed: &mut [bool; DECK], unplaced: &mut Counts| {
-            placed[pos] = true;
-            unplaced[start.deck[pos] as usize] -= 1;
-        };
-        for i in 0..SOWEE_POS {
-            let q = recipient(start.dealer as usize, i);
-            if q != seat && keep & (1 << q) != 0 {
-                place(i, &mut placed, &mut unplaced);
-            } else {
-                slots[q].push(i);
-            }
-        }
-        let mut public = [[0u8; KINDS]; SEATS];
-        let mut s = start.clone();
-        for &a in actions {
-            let q = s.current as usize;
-            let needs: &[(usize, u8)] = match a {
-                Action::Discard(k) => &[(k as usize, 1)],
-                Action::Secret(k) => &[(k as usize, 4)],
-                Action::SoweeSecret(x) => &[(s.sowee as usize, 3), (x as usize, 1)],
-                _ => &[],
-            };
-            for &(k, n) in needs.iter().filter(|_| q != seat && keep & (1 << q) == 0) {
-                for _ in 0..n {
-                    if public[q][k] > 0 {
-                        public[q][k] -= 1;
-                        continue;
-                    }
-                    if slots[q].is_empty() || unplaced[k] == 0 {
-                        return None;
-                    }
-                    let pos = slots[q].swap_remove(rng.below(slots[q].len() as u64) as usize);
-                    deck[pos] = k as u8;
-                    unplaced[k] -= 1;
-                    placed[pos] = true;
-                }
-            }
-            match a {
-                Action::Draw if s.reveal_required(q) => {
-                    public[q][deck[s.stock_at as usize] as usize] += 1
-                }
-                Action::Draw if keep & (1 << q) != 0 && q != seat => {
-                    place(s.stock_at as usize, &mut placed, &mut unplaced)
-                }
-                Action::Draw => slots[q].push(s.stock_at as usize),
-                Action::Take => public[q][s.top_discard()? as usize] += 1,
-                _ => {}
-            }
-            s.apply_unchecked(a);
-        }
-        let mut rest: Vec<u8> = (0..KINDS as u8)
-            .flat_map(|k| std::iter::repeat_n(k, unplaced[k as usize] as usize))
-            .collect();
-        rng.shuffle(&mut rest);
-        let free = hidden.iter().filter(|&&i| !placed[i]);
-        free.zip(rest).for_each(|(&i, c)| deck[i] = c);
-        Some(deck)
+    /// The public status as `seat` sees it (before another seat's hidden marker decision).
+    fn seen_status(&self, seat: usize) -> [u8; 3 * SEATS] {
+        self.masked(Some(seat)).unwrap_or(self).public_status()
     }
 
     /// What every seat sees of the hidden hands' consequences: purro, markers, penalties.
@@ -1216,13 +1145,15 @@ impl Cuajo {
         })
     }
 
-    /// Replays `actions` from `start` dealt from `deck` for determinisation: the decisions
+    /// Replays `actions` (the true ones; `mine` are those to apply, with other hidden secret
+    /// kinds) from `start` dealt from `deck` for determinisation: the decisions
     /// `seat` cannot see (others' passes on a win or claim) are redone as the new deal needs.
     /// Returns the state, the actions, and the public status after each action `seat` saw.
     fn replay_hidden(
         start: &Self,
         deck: &[u8],
         actions: &[Action],
+        mine: &[Action],
         seat: usize,
     ) -> Option<(Self, Vec<Action>, Vec<[u8; 3 * SEATS]>)> {
         let mut orig = start.clone();
@@ -1230,34 +1161,77 @@ impl Cuajo {
         s.redeal(deck);
         let mut out = Vec::with_capacity(actions.len());
         let mut trace = Vec::with_capacity(actions.len());
-        for &a in actions {
-            if orig.hidden_from(seat) && a == Action::Pass {
+        // Before the action that brought another seat's marker decision the true state is
+        // waiting on: if the new deal brings none, it is the state `seat` sees.
+        let mut before_marker: Option<(Self, usize)> = None;
+        for (&a, &m) in actions.iter().zip(mine) {
+            let hidden_marker = orig.phase == Phase::Marker && orig.current as usize != seat;
+            if (orig.hidden_from(seat) && a == Action::Pass)
+                || (hidden_marker && s.phase != Phase::Marker)
+            {
+                // A decision this deal does not bring: a pass, or a marker it placed at once.
                 orig.apply_unchecked(a);
+                if a != Action::Pass {
+                    trace.push(s.seen_status(seat));
+                }
                 continue;
             }
-            while s.hidden_from(seat) && (s.current, s.phase) != (orig.current, orig.phase) {
-                s.apply_unchecked(Action::Pass);
-                out.push(Action::Pass);
-            }
-            if s.current != orig.current || !s.is_legal(a) {
+            s.skip_hidden(&orig, seat, &mut out)?;
+            if s.current != orig.current || !s.is_legal(m) {
                 return None;
             }
-            s.apply_unchecked(a);
+            let snapshot = (s.clone(), out.len());
+            s.apply_unchecked(m);
             orig.apply_unchecked(a);
-            out.push(a);
-            trace.push(s.public_status());
+            out.push(m);
+            trace.push(s.seen_status(seat));
+            before_marker =
+                (orig.phase == Phase::Marker && orig.current as usize != seat).then_some(snapshot);
+        }
+        if let Some((before, len)) = before_marker.filter(|_| s.phase != Phase::Marker) {
+            // The true state waits on a hidden marker decision this deal does not bring.
+            out.truncate(len);
+            if let Some(last) = trace.last_mut() {
+                *last = before.public_status();
+            }
+            return Some((before, out, trace));
         }
         // Where the true state is at a decision `seat` sees, the new one must be there too.
-        if !orig.hidden_from(seat) {
-            while s.hidden_from(seat) && (s.current, s.phase) != (orig.current, orig.phase) {
-                s.apply_unchecked(Action::Pass);
-                out.push(Action::Pass);
-            }
+        if !orig.hidden_from(seat) && orig.masked(Some(seat)).is_none() {
+            s.skip_hidden(&orig, seat, &mut out)?;
             if (s.current, s.phase) != (orig.current, orig.phase) {
                 return None;
             }
         }
         Some((s, out, trace))
+    }
+
+    /// Redoes the decisions `seat` cannot see that this deal brings and the true one does not
+    /// at this point: passes on a win or a claim, and a marker decision, which must show the
+    /// marker the true deal placed.
+    fn skip_hidden(&mut self, orig: &Self, seat: usize, out: &mut Vec<Action>) -> Option<()> {
+        loop {
+            let here = (self.current, self.phase) == (orig.current, orig.phase);
+            if self.hidden_from(seat) && !here {
+                self.apply_unchecked(Action::Pass);
+                out.push(Action::Pass);
+            } else if self.phase == Phase::Marker
+                && self.current as usize != seat
+                && orig.phase != Phase::Marker
+            {
+                let Marker::King(suit) = orig.marker[self.current as usize] else {
+                    return None;
+                };
+                let a = Action::Marker(suit);
+                if !self.is_legal(a) {
+                    return None;
+                }
+                self.apply_unchecked(a);
+                out.push(a);
+            } else {
+                return Some(());
+            }
+        }
     }
 }
 
@@ -1875,71 +1849,482 @@ impl Game for Cuajo {
         seat: usize,
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
-        // Deck positions `seat` has seen: its deal, the sowee, its draws, shown draws and the
-        // cards turned up at the end of the hand.
-        let mut seen = [false; DECK];
-        for (i, cell) in seen.iter_mut().enumerate().take(SOWEE_POS) {
-            *cell = recipient(start.dealer as usize, i) == seat;
+        let plan = Unseen::of(start, actions, seat)?;
+        (0..PROPOSALS).find_map(|_| plan.propose(start, actions, seat, rng))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Determinisation.
+
+/// Runs of equal needs `(kind, by)` as `(kind, by, copies)`.
+fn group(needs: &[(u8, usize)]) -> Vec<(u8, usize, usize)> {
+    let mut out: Vec<(u8, usize, usize)> = Vec::new();
+    for &(k, by) in needs {
+        match out.last_mut() {
+            Some(last) if (last.0, last.1) == (k, by) => last.2 += 1,
+            _ => out.push((k, by, 1)),
         }
-        seen[SOWEE_POS] = true;
+    }
+    out
+}
+
+fn choose(n: usize, k: usize) -> u64 {
+    (0..k).fold(1u64, |acc, i| acc * (n - i) as u64 / (i as u64 + 1))
+}
+
+/// Proposals one `resample_deal` call tries before the generic layer calls it again.
+const PROPOSALS: usize = 2000;
+
+/// Per seat, the cards it must have held, each with the number of its hidden positions
+/// received by then.
+type Needs = [Vec<(u8, usize)>; SEATS];
+
+/// An event of another seat's hand, as the viewer knows it.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Event {
+    /// The seat receives its next hidden card (dealt, or drawn unseen).
+    Hidden,
+    /// It receives a card everybody saw (a taken discard, a shown draw).
+    Shown(u8),
+    Discard(u8),
+    /// It lays the secret of `secrets[i]`, whose kind the viewer may not know.
+    Secret(usize),
+    /// After a discard its 15 cards had waits (`true`) or had none.
+    Waits(bool),
+    /// Its purro marker became this.
+    Marker(Marker),
+}
+
+/// Another seat's secret: where it is in the actions, and the secrets it may have been.
+#[derive(Clone, Debug)]
+struct UnseenSecret {
+    at: usize,
+    options: Vec<Action>,
+}
+
+/// What `seat` has not seen of the current deal, and what it knows of it: for determinisation.
+struct Unseen {
+    /// Per seat, the hidden deck positions it received, in order.
+    slots: [Vec<u8>; SEATS],
+    events: [Vec<Event>; SEATS],
+    /// Hidden positions still in the stock.
+    stock: Vec<u8>,
+    /// The kinds of every hidden position.
+    pool: Counts,
+    secrets: Vec<UnseenSecret>,
+    /// The public status after each action, as `seat` saw it.
+    trace: Vec<[u8; 3 * SEATS]>,
+    /// The match is over: every hand is shown, only the stock left is unseen.
+    over: bool,
+    /// A seat seen to hold a hand with waits after its last unseen card, with its hand's
+    /// complete hands counted: its unseen cards are drawn among those giving waits.
+    ready: Option<(usize, ready::Ready)>,
+}
+
+impl Unseen {
+    fn of(start: &Cuajo, actions: &[Action], seat: usize) -> Option<Self> {
+        let mut u = Unseen {
+            slots: Default::default(),
+            events: Default::default(),
+            stock: Vec::new(),
+            pool: [0; KINDS],
+            secrets: Vec::new(),
+            trace: Cuajo::replay_hidden(start, &start.deck, actions, actions, seat)?.2,
+            over: false,
+            ready: None,
+        };
+        let dealer = start.dealer as usize;
+        for i in 0..SOWEE_POS {
+            let q = recipient(dealer, i);
+            if q != seat {
+                u.slots[q].push(i as u8);
+                u.events[q].push(Event::Hidden);
+            }
+        }
+        let exact_no_waits = start.rules.dead_waits_count;
         let mut s = start.clone();
-        for &a in actions {
-            if a == Action::Draw
-                && (s.turn_of as usize == seat || s.reveal_required(s.turn_of as usize))
-            {
-                seen[s.stock_at as usize] = true;
+        for (at, &a) in actions.iter().enumerate() {
+            let c = s.current as usize;
+            let (purro, penalty, markers) = (s.purro[c], s.penalty[c], s.marker);
+            if c != seat {
+                match a {
+                    Action::Draw if !s.reveal_required(c) => {
+                        u.slots[c].push(s.stock_at);
+                        u.events[c].push(Event::Hidden);
+                    }
+                    Action::Draw => u.events[c].push(Event::Shown(s.deck[s.stock_at as usize])),
+                    Action::Take => u.events[c].push(Event::Shown(s.top_discard()?)),
+                    Action::Discard(k) => u.events[c].push(Event::Discard(k)),
+                    Action::Secret(_) | Action::SoweeSecret(_) => {
+                        u.events[c].push(Event::Secret(u.secrets.len()));
+                        u.secrets.push(UnseenSecret {
+                            at,
+                            options: Self::secret_options(start, a),
+                        });
+                    }
+                    _ => {}
+                }
             }
             s.apply_unchecked(a);
-        }
-        let (_, _, trace) = Self::replay_hidden(start, &start.deck, actions, seat)?;
-        if let (Phase::Over, Some(r)) = (s.phase, &s.result) {
-            let end = s.stock_at as usize;
-            seen[end - r.extra_draws.len()..end]
-                .iter_mut()
-                .for_each(|x| *x = true);
-        }
-        let target = s.view(Some(seat));
-        let hidden: Vec<usize> = (0..DECK).filter(|&i| !seen[i]).collect();
-        let accepts = |deck: &[u8]| {
-            Self::replay_hidden(start, deck, actions, seat)
-                .filter(|(t, _, seen)| *seen == trace && t.view(Some(seat)) == target)
-                .map(|(_, acts, _)| acts)
-        };
-        // Start from a fresh deal when one passes (they fail when a hand's purro or a claim
-        // cannot be matched), else from the true one; then a walk of swaps of hidden cards,
-        // each kept only if the replay stays indistinguishable for `seat`.
-        let mut deck = start.deck.to_vec();
-        let mut acts = actions.to_vec();
-        // Seats that were purro: their hands rarely keep waits when re-dealt, so if fresh deals
-        // all fail, these keep their hidden cards and only the others are re-dealt.
-        let mut was_purro = 0u8;
-        let mut t = start.clone();
-        for &a in actions {
-            t.apply_unchecked(a);
-            (0..SEATS)
-                .filter(|&q| t.purro[q] || t.penalty[q] > 0)
-                .for_each(|q| was_purro |= 1 << q);
-        }
-        for keep in [0u8; 8].into_iter().chain([was_purro; 8]) {
-            if let Some(fresh) = Self::propose(start, actions, seat, &hidden, keep, rng) {
-                if let Some(new) = accepts(&fresh) {
-                    (deck, acts) = (fresh, new);
-                    break;
+            if c != seat {
+                // What the end of the turn showed of the 15 cards left.
+                let waits = match a {
+                    Action::Discard(_) if penalty > 0 => None,
+                    Action::Discard(_) if purro => Some(s.purro[c]),
+                    Action::Discard(_) if !s.rules.optional_call => Some(s.purro[c]),
+                    Action::Purro => Some(true),
+                    _ => None,
+                };
+                if let Some(w) = waits.filter(|&w| w || exact_no_waits) {
+                    u.events[c].push(Event::Waits(w));
+                }
+            }
+            for q in (0..SEATS).filter(|&q| q != seat) {
+                if s.marker[q] != markers[q] && s.marker[q] != Marker::None {
+                    u.events[q].push(Event::Marker(s.marker[q]));
                 }
             }
         }
-        for _ in 0..2 * hidden.len().min(16) {
-            let i = hidden[rng.below(hidden.len() as u64) as usize];
-            let j = hidden[rng.below(hidden.len() as u64) as usize];
-            if deck[i] == deck[j] {
-                continue;
+        let end = match (&s.result, s.phase) {
+            (Some(r), Phase::Over) => s.stock_at as usize - r.extra_draws.len(),
+            _ => s.stock_at as usize,
+        };
+        u.stock = (end..DECK).map(|p| p as u8).collect();
+        u.over = s.phase == Phase::Over;
+        for &p in u.slots.iter().flatten().chain(&u.stock) {
+            u.pool[start.deck[p as usize] as usize] += 1;
+        }
+        // A secret could only be of kinds the seat could have held four (three) copies of.
+        let w = start.sowee as usize;
+        for (q, events) in u.events.iter().enumerate() {
+            let mut could = u.pool;
+            for e in events {
+                if let Event::Shown(k) = *e {
+                    could[k as usize] += 1;
+                }
             }
-            deck.swap(i, j);
-            match accepts(&deck) {
-                Some(new) => acts = new,
-                None => deck.swap(i, j),
+            for e in events {
+                if let Event::Secret(i) = *e {
+                    u.secrets[i].options.retain(|&a| match a {
+                        Action::Secret(k) => could[k as usize] >= 4,
+                        Action::SoweeSecret(x) => could[w] >= 3 && could[x as usize] >= 1,
+                        _ => false,
+                    });
+                    debug_assert!(q != seat);
+                }
             }
         }
-        Some((deck, acts))
+        u.ready = u.ready_seat(start, seat);
+        Some(u)
+    }
+
+    /// The secrets another seat's secret may have been: any normal secret, and any sowee
+    /// secret, unless the kind is public.
+    fn secret_options(start: &Cuajo, a: Action) -> Vec<Action> {
+        let w = start.sowee;
+        let normal = (0..KINDS as u8).filter(|&k| k != w).map(Action::Secret);
+        let sowee = (0..KINDS as u8)
+            .filter(|&k| k != w)
+            .map(Action::SoweeSecret);
+        match (start.rules.secret_kind_public, a) {
+            (true, Action::Secret(_)) => normal.collect(),
+            (true, _) => sowee.collect(),
+            (false, _) => normal.chain(sowee).collect(),
+        }
+    }
+
+    /// One proposal: a deck and the actions with the hidden secrets chosen, or `None` if this
+    /// try is rejected. Every deal consistent with what the viewer saw (with a choice of each
+    /// hidden secret) is returned with the same probability:
+    ///
+    /// * each secret is drawn uniformly from its options;
+    /// * every card a seat must have held for a discard or a secret, beyond the copies it was
+    ///   publicly seen to receive, goes to one of its hidden positions received before
+    ///   (uniformly among those still free); the other hidden positions get the other hidden
+    ///   cards, shuffled;
+    /// * a deal so built can come from `w` such choices of positions; it is kept with
+    ///   probability `1 / w`, which makes every deal equally likely;
+    /// * a deal in which a hand is seen to have (or not have) waits or a marker it does not
+    ///   is rejected at once, the rest is checked by replaying the deal.
+    fn propose(
+        &self,
+        start: &Cuajo,
+        actions: &[Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        if self.over {
+            let mut deck = start.deck.to_vec();
+            let mut stock: Vec<u8> = self.stock.iter().map(|&p| deck[p as usize]).collect();
+            rng.shuffle(&mut stock);
+            for (&p, k) in self.stock.iter().zip(stock) {
+                deck[p as usize] = k;
+            }
+            return Some((deck, actions.to_vec()));
+        }
+        let chosen: Vec<Action> = self
+            .secrets
+            .iter()
+            .map(|x| {
+                let n = x.options.len() as u64;
+                (n > 0).then(|| x.options[rng.below(n) as usize])
+            })
+            .collect::<Option<_>>()?;
+        let (needs, rest) = self.needs(start, seat, &chosen)?;
+        let mut free: Vec<u8> = (0..KINDS as u8)
+            .flat_map(|k| std::iter::repeat_n(k, rest[k as usize] as usize))
+            .collect();
+        let mut deck = start.deck.to_vec();
+        // The seat whose unseen cards are drawn among those giving waits comes first, then
+        // the seats with the rarest constraints, so that most rejections come early.
+        let first = self.ready.as_ref().map(|(q, _)| *q);
+        let mut order: Vec<usize> = (0..SEATS).filter(|&q| q != seat).collect();
+        order.sort_by_key(|&q| {
+            (
+                Some(q) != first,
+                !self.events[q].contains(&Event::Waits(true)),
+            )
+        });
+        for q in order {
+            let slots = &self.slots[q];
+            let mut kinds = vec![u8::MAX; slots.len()];
+            // Copies needed together (a secret) take a set of positions, not a sequence.
+            let groups = group(&needs[q]);
+            for &(k, by, m) in &groups {
+                let mut open: Vec<usize> = (0..by).filter(|&i| kinds[i] == u8::MAX).collect();
+                if open.len() < m {
+                    return None;
+                }
+                for j in 0..m {
+                    let pick = j + rng.below((open.len() - j) as u64) as usize;
+                    open.swap(j, pick);
+                    kinds[open[j]] = k;
+                }
+            }
+            let mut fill: Vec<u8> = match &self.ready {
+                // Drawn from the remaining cards, but only among the draws giving waits.
+                Some((r, ready)) if *r == q => {
+                    let drawn = ready.draw(rng)?;
+                    let fill: Vec<u8> = (0..KINDS as u8)
+                        .flat_map(|k| std::iter::repeat_n(k, drawn[k as usize] as usize))
+                        .collect();
+                    for &k in &fill {
+                        let at = free.iter().position(|&x| x == k)?;
+                        free.swap_remove(at);
+                    }
+                    fill
+                }
+                _ => Vec::new(),
+            };
+            rng.shuffle(&mut fill);
+            for cell in kinds.iter_mut().filter(|k| **k == u8::MAX) {
+                *cell = match fill.pop() {
+                    Some(k) => k,
+                    None => free.swap_remove(rng.below(free.len() as u64) as usize),
+                };
+            }
+            debug_assert!(
+                fill.is_empty(),
+                "the drawn cards fill the seat's free positions"
+            );
+            // Kept with probability 1/w, w the number of ways to place the needed cards.
+            let mut ways = 1u64;
+            let mut used = [0usize; KINDS];
+            for &(k, by, m) in &groups {
+                let here = kinds[..by].iter().filter(|&&x| x == k).count();
+                let free_here = here.checked_sub(used[k as usize]).filter(|&x| x >= m)?;
+                ways *= choose(free_here, m);
+                used[k as usize] += m;
+            }
+            if rng.below(ways) != 0 || !self.hand_fits(start, q, &kinds, &chosen) {
+                return None;
+            }
+            for (&p, &k) in slots.iter().zip(&kinds) {
+                deck[p as usize] = k;
+            }
+        }
+        debug_assert_eq!(
+            free.len(),
+            self.stock.len(),
+            "every hidden card placed once"
+        );
+        rng.shuffle(&mut free);
+        for (&p, k) in self.stock.iter().zip(free) {
+            deck[p as usize] = k;
+        }
+        let mut acts = actions.to_vec();
+        for (x, &a) in self.secrets.iter().zip(&chosen) {
+            acts[x.at] = a;
+        }
+        let (_, acts, trace) = Cuajo::replay_hidden(start, &deck, actions, &acts, seat)?;
+        (trace == self.trace).then_some((deck, acts))
+    }
+
+    /// The cards each seat must have held for its discards and secrets (`chosen`), beyond the
+    /// copies it was seen to receive (used first), each with the number of the seat's hidden
+    /// positions received by then; and the hidden cards left for the rest.
+    fn needs(&self, start: &Cuajo, seat: usize, chosen: &[Action]) -> Option<(Needs, Counts)> {
+        let w = start.sowee as usize;
+        let mut needs: Needs = Default::default();
+        let mut rest = self.pool;
+        for q in (0..SEATS).filter(|&q| q != seat) {
+            let mut shown = [0u8; KINDS];
+            let mut received = 0;
+            for e in &self.events[q] {
+                let wanted: &[(usize, u8)] = match *e {
+                    Event::Hidden => {
+                        received += 1;
+                        &[]
+                    }
+                    Event::Shown(k) => {
+                        shown[k as usize] += 1;
+                        &[]
+                    }
+                    Event::Discard(k) => &[(k as usize, 1)],
+                    Event::Secret(i) => match chosen[i] {
+                        Action::Secret(k) => &[(k as usize, 4)],
+                        Action::SoweeSecret(x) => &[(w, 3), (x as usize, 1)],
+                        _ => &[],
+                    },
+                    _ => &[],
+                };
+                for &(k, n) in wanted {
+                    let from_shown = shown[k].min(n);
+                    shown[k] -= from_shown;
+                    for _ in from_shown..n {
+                        rest[k] = rest[k].checked_sub(1)?;
+                        needs[q].push((k as u8, received));
+                    }
+                }
+            }
+        }
+        Some((needs, rest))
+    }
+
+    /// The seat whose unseen cards can be drawn among those giving waits: one seen to hold a
+    /// hand with waits after it received its last unseen card, in a deal with no hidden secret
+    /// (whose choice would change the cards left) and no sowee triple. With several such
+    /// seats, the one with the most cards to draw; the others are left to rejection.
+    fn ready_seat(&self, start: &Cuajo, seat: usize) -> Option<(usize, ready::Ready)> {
+        if !self.secrets.is_empty() || start.rules.sowee_triple {
+            return None;
+        }
+        let (needs, rest) = self.needs(start, seat, &[])?;
+        let mut best: Option<(usize, usize, ready::Ready)> = None;
+        for q in (0..SEATS).filter(|&q| q != seat) {
+            // Its hand at its last check with waits after all its unseen cards came: the
+            // cards it must have held and was seen to receive, less those that left.
+            let slots = self.slots[q].len();
+            let mut known: Counts = [0; KINDS];
+            for &(k, _) in &needs[q] {
+                known[k as usize] += 1;
+            }
+            let (mut received, mut at_check) = (0, None);
+            // Kings the hand cannot hold, from a marker placed after its last unseen card
+            // (kings are never discarded, and there is no secret): none for a coin, none below
+            // the marker's suit when the marker is the lowest king.
+            let mut no_kings = 0u8;
+            for e in &self.events[q] {
+                match *e {
+                    Event::Hidden => received += 1,
+                    Event::Shown(k) => known[k as usize] += 1,
+                    Event::Discard(k) => known[k as usize] = known[k as usize].checked_sub(1)?,
+                    Event::Waits(true) if received == slots => at_check = Some(known),
+                    Event::Marker(Marker::Coin) if received == slots => no_kings = 0b1111,
+                    Event::Marker(Marker::King(s))
+                        if received == slots && !start.rules.marker_choice =>
+                    {
+                        no_kings |= (1 << s) - 1;
+                    }
+                    _ => {}
+                }
+            }
+            let Some(known) = at_check else { continue };
+            let mut unseen = rest;
+            for suit in (0..4).filter(|&s| no_kings & (1 << s) != 0) {
+                unseen[kind(suit, KING)] = 0;
+            }
+            let fill = slots - needs[q].len();
+            if total(&known) + fill != 15 || best.as_ref().is_some_and(|b| b.1 >= fill) {
+                continue;
+            }
+            let hand = ready::Hand {
+                known,
+                unseen,
+                committed: [0; KINDS],
+                copies: std::array::from_fn(|k| start.copies_in_play(k)),
+                cards: 15,
+                quads: start.rules.quads,
+            };
+            if let Some(r) = ready::Ready::new(hand) {
+                best = Some((q, fill, r));
+            }
+        }
+        best.map(|(q, _, r)| (q, r))
+    }
+
+    /// Whether seat `q`'s hand, given the kinds of its hidden positions, shows the waits and
+    /// markers the viewer saw (a quick test before the deal is replayed).
+    fn hand_fits(&self, start: &Cuajo, q: usize, kinds: &[u8], chosen: &[Action]) -> bool {
+        let melds = start.melds();
+        let w = start.sowee as usize;
+        let (mut hand, mut committed, mut extra) = ([0u8; KINDS], [0u8; KINDS], None);
+        let mut next = kinds.iter();
+        for e in &self.events[q] {
+            match *e {
+                Event::Hidden => match next.next() {
+                    Some(&k) => hand[k as usize] += 1,
+                    None => return false,
+                },
+                Event::Shown(k) => hand[k as usize] += 1,
+                Event::Discard(k) => match hand[k as usize].checked_sub(1) {
+                    Some(n) => hand[k as usize] = n,
+                    None => return false,
+                },
+                Event::Secret(i) => {
+                    let (k, n, x) = match chosen[i] {
+                        Action::Secret(k) => (k as usize, 4, None),
+                        Action::SoweeSecret(x) => (w, 3, Some(x as usize)),
+                        _ => return false,
+                    };
+                    if hand[k] < n || x.is_some_and(|x| hand[x] == 0) {
+                        return false;
+                    }
+                    hand[k] -= n;
+                    committed[k] += n;
+                    if let Some(x) = x {
+                        hand[x] -= 1;
+                        extra = Some(x);
+                    }
+                }
+                Event::Waits(expected) => {
+                    let mut pool = hand;
+                    if let Some(x) = extra {
+                        pool[x] += 1;
+                    }
+                    let own = add(&pool, &committed);
+                    let copies = |k: usize| if k == w { 3 } else { 4 };
+                    if (eval::waits(&pool, &own, copies, melds) != 0) != expected {
+                        return false;
+                    }
+                }
+                Event::Marker(m) => {
+                    let king = |suit: usize| hand[kind(suit, KING)] > 0;
+                    let fits = match m {
+                        Marker::None => true,
+                        Marker::Coin => !(0..4).any(king),
+                        Marker::King(suit) => {
+                            let suit = suit as usize;
+                            king(suit) && (start.rules.marker_choice || !(0..suit).any(king))
+                        }
+                    };
+                    if !fits {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
     }
 }
