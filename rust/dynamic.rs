@@ -276,6 +276,8 @@ pub trait DynGame: Send + Sync + Debug {
     fn num_distinct_actions(&self) -> usize;
     fn observation_shape(&self) -> Vec<usize>;
     fn max_game_length(&self) -> usize;
+    /// The least and greatest return of a seat ([`Game::utility_bounds`]).
+    fn utility_bounds(&self) -> (f64, f64);
     /// Every config key with its effective value.
     fn config(&self) -> Value;
     /// `decks`: given decks of the first deals (card strings), possibly none.
@@ -358,6 +360,9 @@ impl<G: Game> DynGame for GameOf<G> {
     }
     fn max_game_length(&self) -> usize {
         G::max_game_length(&self.config)
+    }
+    fn utility_bounds(&self) -> (f64, f64) {
+        G::utility_bounds(&self.config)
     }
     fn config(&self) -> Value {
         serde_json::to_value(self.config.as_ref()).unwrap_or(Value::Null)

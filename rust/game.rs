@@ -27,6 +27,9 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn check_config(config: &mut Self::Config) -> Result<()>;
     fn num_players(config: &Self::Config) -> usize;
     fn max_game_length(config: &Self::Config) -> usize;
+    /// The least and the greatest return any seat can end a game of this config with (bounds
+    /// no game can leave; each rules page says how they are computed and when they are reached).
+    fn utility_bounds(config: &Self::Config) -> (f64, f64);
     fn observation_shape(config: &Self::Config) -> Vec<usize>;
 
     /// The initial state: draws what the config leaves to chance from `rng`, then the first deal.

@@ -2,7 +2,7 @@
 the Rust conformance suite in tests/engine/main.rs):
 
 * the rewards of a whole game add up to its returns (money paid in at the deal counts towards
-  the first action);
+  the first action), which ``min_utility()`` and ``max_utility()`` bound;
 * a state resampled for a seat is indistinguishable to that seat: the same view, observation
   and information state, and when that seat is to act, the same turn and legal actions.
 
@@ -50,6 +50,22 @@ def test_rewards_add_up_to_returns(impl, name, index):
             state.apply_action(rng.choice(state.legal_actions()))
             total += state.rewards()
         np.testing.assert_allclose(total, state.returns(), atol=1e-9)
+        # min_utility/max_utility bound every final return
+        assert all(game.min_utility() <= r <= game.max_utility() for r in state.returns())
+
+
+@pytest.mark.parametrize(("name", "index"), configs())
+def test_utility_bounds_agree(name, index):
+    import tapete
+    import tapete.reference
+
+    config = CONFIGS[name][index]
+    engine, reference = tapete.load_game(name, **config), tapete.reference.load_game(name, **config)
+    assert engine.min_utility() < 0 < engine.max_utility()
+    assert (engine.min_utility(), engine.max_utility()) == (
+        reference.min_utility(),
+        reference.max_utility(),
+    )
 
 
 def indistinguishable(state, sample, seat):
@@ -118,3 +134,9 @@ def test_spoil_five_opening_lead_after_a_private_decline(impl):
             assert sample.legal_actions() == state.legal_actions()
         found += 1
     assert found >= 5
+
+
+def test_spoil_five_teams_view_order(impl):
+    # Teams in the order of the option, each team's seats ascending, on both implementations.
+    game = impl.load_game("spoil_five", players=6, partnerships=[[5, 3, 1], [4, 0, 2]])
+    assert game.new_initial_state(1).view()["teams"] == [[1, 3, 5], [0, 2, 4]]

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from cuajo_bot import choose as cuajo_choose
 from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 import tapete
@@ -200,25 +201,30 @@ SETTINGS = settings(
 )
 
 
-@SETTINGS
-@given(config=spoil_five_configs(), seed=st.integers(0, 2**64 - 1))
-def test_spoil_five_lock_step(config: dict[str, Any], seed: int) -> None:
-    lock_step("spoil_five", config, seed)
+# Each lock-step test is split in PARTS tests, each with a fixed seed of its own, so that
+# pytest-xdist spreads them over the cores.
+PARTS = 3
 
 
-@settings(SETTINGS, max_examples=CICERA_GAMES)
-@given(config=cicera_configs(), seed=st.integers(0, 2**64 - 1))
-def test_cicera_lock_step(config: dict[str, Any], seed: int) -> None:
-    lock_step("cicera", config, seed)
+def _lock_step_tests(game_name: str, configs: Any, games: int, choose: Any = None) -> None:
+    for part in range(PARTS):
+
+        def run(config: dict[str, Any], seed: int) -> None:
+            if choose is None:
+                lock_step(game_name, config, seed)
+            else:
+                lock_step(game_name, config, seed, choose)
+
+        name = f"test_{game_name}_lock_step_part{part}"
+        run.__name__ = run.__qualname__ = name
+        test = settings(SETTINGS, max_examples=max(1, games // PARTS), derandomize=False)(
+            given(config=configs(), seed=st.integers(0, 2**64 - 1))(run)
+        )
+        # A fixed seed of its own per part: the same examples on every run, none shared.
+        globals()[name] = hypothesis_seed(1000 + part)(test)
 
 
-@settings(SETTINGS, max_examples=CAU_ROBAT_GAMES)
-@given(config=cau_robat_configs(), seed=st.integers(0, 2**64 - 1))
-def test_cau_robat_lock_step(config: dict[str, Any], seed: int) -> None:
-    lock_step("cau_robat", config, seed)
-
-
-@settings(SETTINGS, max_examples=CUAJO_GAMES)
-@given(config=cuajo_configs(), seed=st.integers(0, 2**64 - 1))
-def test_cuajo_lock_step(config: dict[str, Any], seed: int) -> None:
-    lock_step("cuajo", config, seed, cuajo_choose)
+_lock_step_tests("spoil_five", spoil_five_configs, GAMES)
+_lock_step_tests("cicera", cicera_configs, CICERA_GAMES)
+_lock_step_tests("cau_robat", cau_robat_configs, CAU_ROBAT_GAMES)
+_lock_step_tests("cuajo", cuajo_configs, CUAJO_GAMES, cuajo_choose)

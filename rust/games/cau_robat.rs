@@ -710,6 +710,15 @@ impl Game for CauRobat {
         vec![243]
     }
 
+    fn utility_bounds(c: &Config) -> (f64, f64) {
+        // A single winner takes +1; a loser pays 1/(n - 1), or up to all of it when n - 1
+        // players share a win (only with shared ties).
+        match c.hand_tie {
+            HandTie::Void => (-1.0 / f64::from(c.players - 1), 1.0),
+            HandTie::Shared => (-1.0, 1.0),
+        }
+    }
+
     fn new(config: &Config, mut rng: Rng) -> Self {
         let rules = Rules::from_config(config);
         let dealer = rules

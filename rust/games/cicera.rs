@@ -730,6 +730,25 @@ impl Game for Cicera {
         vec![677]
     }
 
+    fn utility_bounds(c: &Config) -> (f64, f64) {
+        if c.game_mode == GameMode::Match {
+            return (-1.0, 1.0);
+        }
+        // One hand: every category to one team, and every bonus on each of its 24 plays.
+        let bonuses = [
+            c.bonus_sweep,
+            c.bonus_left,
+            c.bonus_single_suit,
+            c.bonus_three_plus,
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count() as u32;
+        let napola = if c.napola_courts_extend { 13 } else { 10 };
+        let most = f64::from(2 + c.spades_majority_points + 1 + napola + 1 + 1 + 24 * bonuses);
+        (-most, most)
+    }
+
     fn new(config: &Config, mut rng: Rng) -> Self {
         let rules = Rules::from_config(config);
         let dealer = rules.first_dealer.unwrap_or_else(|| rng.below(4) as u8);

@@ -1025,6 +1025,25 @@ impl Game for SpoilFive {
         vec![277 * c.players as usize + 181]
     }
 
+    fn utility_bounds(c: &Config) -> (f64, f64) {
+        // Per deal a seat pays at most its largest ante and one jink payment; it can win at most
+        // what every other seat pays in, over every deal the match can have.
+        let deals = (Self::max_game_length(c) / (5 * c.players as usize + 2)) as f64;
+        let fresh = c.base_stake.max(c.dealer_stake);
+        let ante = match c.ante_mode {
+            AnteMode::EveryDeal | AnteMode::DealerOnlyAfterSpoil => fresh,
+            AnteMode::ReducedAfterSpoil => c.pool_stake.max(c.spoil_stake) + c.dealer_extra,
+        };
+        let jink = match (c.jinking, c.ante_mode) {
+            (false, _) => 0,
+            (true, AnteMode::ReducedAfterSpoil) => c.pool_stake + c.dealer_extra,
+            (true, _) => fresh,
+        };
+        let per_deal = f64::from(ante + jink);
+        let others = f64::from(c.players - 1);
+        (-deals * per_deal, others * deals * per_deal)
+    }
+
     fn new(config: &Config, mut rng: Rng) -> Self {
         let rules = Rules::from_config(config);
         let dealer = rules

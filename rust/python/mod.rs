@@ -292,6 +292,16 @@ impl PyGame {
         self.inner.max_game_length()
     }
 
+    /// The least return a seat can end a game with (docs/rules/<game>.md, "Utility bounds").
+    fn min_utility(&self) -> f64 {
+        self.inner.utility_bounds().0
+    }
+
+    /// The greatest return a seat can end a game with.
+    fn max_utility(&self) -> f64 {
+        self.inner.utility_bounds().1
+    }
+
     fn config(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py_value(py, &self.inner.config())
     }

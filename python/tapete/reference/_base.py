@@ -254,6 +254,16 @@ class ReferenceGame(Generic[StateT]):
     def max_game_length(self) -> int:
         raise NotImplementedError
 
+    def _utility_bounds(self) -> tuple[float, float]:
+        """The least and greatest final return of a seat (the game's rules page)."""
+        raise NotImplementedError
+
+    def min_utility(self) -> float:
+        return self._utility_bounds()[0]
+
+    def max_utility(self) -> float:
+        return self._utility_bounds()[1]
+
     def config(self) -> dict[str, Any]:
         return copy.deepcopy(self._cfg)
 

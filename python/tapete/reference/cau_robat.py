@@ -314,6 +314,12 @@ class CauRobatGame(ReferenceGame["CauRobatState"]):
     def max_game_length(self) -> int:
         return int(plays_per_hand(self.num_players()) * self._cfg["max_hands"])
 
+    def _utility_bounds(self) -> tuple[float, float]:
+        # +1 for a lone winner; a loser pays 1/(n-1), or everything if n-1 players share a win.
+        if self._cfg["hand_tie"] == "shared":
+            return (-1.0, 1.0)
+        return (-1.0 / (self.num_players() - 1), 1.0)
+
     def _changed_config(self) -> dict[str, Any]:
         cfg = self._cfg
         changed = {k: v for k, v in cfg.items() if k != "max_hands" and v != _DEFAULTS[k]}

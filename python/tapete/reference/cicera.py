@@ -378,6 +378,17 @@ class CiceraGame(ReferenceGame["CiceraState"]):
         hands = 1 if self._cfg["game_mode"] == "single_hand" else self._cfg["max_hands"]
         return int(100 * hands)
 
+    def _utility_bounds(self) -> tuple[float, float]:
+        cfg = self._cfg
+        if cfg["game_mode"] == "match":
+            return (-1.0, 1.0)
+        # Every category of one hand to one team, and each enabled bonus on all its 24 plays.
+        bonus_keys = ("bonus_sweep", "bonus_left", "bonus_single_suit", "bonus_three_plus")
+        bonuses = sum(bool(cfg[k]) for k in bonus_keys)
+        napola = 13 if cfg["napola_courts_extend"] else 10
+        most = 2 + cfg["spades_majority_points"] + 1 + napola + 1 + 1 + 24 * bonuses
+        return (-float(most), float(most))
+
 
 # ----------------------------------------------------------------------------------------------
 # State

@@ -438,6 +438,25 @@ class CuajoGame(ReferenceGame["CuajoState"]):
     def max_game_length(self) -> int:
         return int(self._cfg["hands_per_match"]) * (12 * int(self._cfg["max_turns"]) + 12)
 
+    def _utility_bounds(self) -> tuple[float, float]:
+        cfg = self._cfg
+        # A hand: at most four secrets a seat, paid by both opponents; a win paid by both
+        # opponents at most the special hand or all 16 kings with the largest bonus.
+        kings = 4 * cfg["king_coins"] + 12 * cfg["king_other"]
+        if cfg["bonus_mode"] == "table":
+            bonus = max(cfg["bonus_full"], cfg["bonus_r1"], cfg["bonus_r2"], cfg["bonus_none"])
+        else:
+            bonus = max(cfg["bonus_full"], cfg["bonus_none"] + cfg["bonus_r1"] + cfg["bonus_r2"])
+        special = cfg["special_hand"] + (0 if cfg["special_flat"] else kings)
+        win = max(special, kings + bonus)
+        secret = cfg["secret_payment"]
+        if cfg["returns"] == "team":
+            most = least = 16 * secret + 2 * win
+        else:
+            most, least = 8 * secret + 2 * win, 8 * secret + win
+        hands = cfg["hands_per_match"]
+        return (-float(least * hands), float(most * hands))
+
 
 # ----------------------------------------------------------------------------------------------
 # Final payment (rules §5.5, Appendix A)
@@ -1196,7 +1215,7 @@ class CuajoState(ReferenceState):
         visible = shown or viewer is None or viewer == seat or self._terminal
         return seat, card if visible else None, shown
 
-    def _seen_by(self, viewer: int | None) -> CuajoState:
+    def _masked_for(self, viewer: int | None) -> CuajoState:
         """The state as ``viewer`` sees it: during another seat's marker decision, the table as
         it was before the action that brought the decision (docs/rules/cuajo.md, Purro)."""
         if self._hidden is None or viewer is None or viewer == self._hand.to_play:
@@ -1207,7 +1226,7 @@ class CuajoState(ReferenceState):
 
     def view(self, player: int | None = None) -> dict[str, Any]:
         viewer = None if player is None else self._check_seat(player)
-        masked = self._seen_by(viewer)
+        masked = self._masked_for(viewer)
         if masked is not self:
             return masked.view(viewer)
         h = self._hand
@@ -1267,7 +1286,7 @@ class CuajoState(ReferenceState):
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
         seat = self._check_seat(player)
-        masked = self._seen_by(seat)
+        masked = self._masked_for(seat)
         if masked is not self:
             return masked.observation_tensor(seat)
         h = self._hand

@@ -380,6 +380,21 @@ class SpoilFiveGame(ReferenceGame["SpoilFiveState"]):
         extra = self._cfg["max_extra_deals"] if self._cfg["leftover_pool"] == "play_on" else 0
         return int((self._cfg["num_deals"] + extra) * (5 * n + 2))
 
+    def _utility_bounds(self) -> tuple[float, float]:
+        cfg = self._cfg
+        # Per deal a seat pays at most its largest ante and one jink payment, and wins at most
+        # what all the others pay, over every deal the match can have.
+        extra = cfg["max_extra_deals"] if cfg["leftover_pool"] == "play_on" else 0
+        deals = cfg["num_deals"] + extra
+        fresh = max(cfg["base_stake"], cfg["dealer_stake"])
+        if cfg["ante_mode"] == "reduced_after_spoil":
+            ante = max(cfg["pool_stake"], cfg["spoil_stake"]) + cfg["dealer_extra"]
+            jink = cfg["pool_stake"] + cfg["dealer_extra"]
+        else:
+            ante = jink = fresh
+        per_deal = ante + (jink if cfg["jinking"] else 0)
+        return (-float(deals * per_deal), float((self.num_players() - 1) * deals * per_deal))
+
     def _changed_config(self) -> dict[str, Any]:
         changed = {k: v for k, v in self._cfg.items() if k != "num_deals" and v != _DEFAULTS[k]}
         if self._cfg["num_deals"] != self._cfg["players"]:
@@ -825,7 +840,7 @@ class SpoilFiveState(ReferenceState):
             "game": GAME_NAME,
             "viewer": viewer,
             "players": n,
-            "teams": [list(t) for t in self._game._teams],
+            "teams": [sorted(t) for t in self._game._teams],
             "deal": d.index,
             "dealer": d.dealer,
             "phase": phase,

@@ -1305,6 +1305,30 @@ impl Game for Cuajo {
         c.hands_per_match as usize * (12 * c.max_turns as usize + 12)
     }
 
+    fn utility_bounds(c: &Config) -> (f64, f64) {
+        // Per hand: a seat declares at most four secrets (16 cards), each paid by both
+        // opponents; a win is paid by both opponents at most the special hand or every king
+        // of the pack (4 of coins, 12 others) with the largest final-card bonus.
+        let kings = 4 * c.king_coins + 12 * c.king_other;
+        let bonus = match c.bonus_mode {
+            BonusMode::Table => c
+                .bonus_full
+                .max(c.bonus_r1)
+                .max(c.bonus_r2)
+                .max(c.bonus_none),
+            BonusMode::Additive => c.bonus_full.max(c.bonus_none + c.bonus_r1 + c.bonus_r2),
+        };
+        let special = c.special_hand + if c.special_flat { 0 } else { kings };
+        let win = f64::from(special.max(kings + bonus));
+        let secret = f64::from(c.secret_payment);
+        let (most, least) = match c.returns {
+            Returns::Team => (16.0 * secret + 2.0 * win, 16.0 * secret + 2.0 * win),
+            Returns::Individual => (8.0 * secret + 2.0 * win, 8.0 * secret + win),
+        };
+        let hands = f64::from(c.hands_per_match);
+        (-least * hands, most * hands)
+    }
+
     fn observation_shape(_: &Config) -> Vec<usize> {
         vec![1443]
     }
