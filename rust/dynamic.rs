@@ -76,13 +76,19 @@ impl<G: Game> Tracked<G> {
                 self.legal_strings().join(", ")
             ));
         }
+        self.apply_legal(action);
+        Ok(())
+    }
+
+    /// Applies an action the caller knows to be legal (the batch environment checks it against
+    /// the legal actions it already listed).
+    pub(crate) fn apply_legal(&mut self, action: G::Action) {
         if self.history.is_empty() {
             self.returns_before.fill(0.0);
         } else {
             self.state.returns(&mut self.returns_before);
         }
         self.step(action);
-        Ok(())
     }
 
     fn legal_strings(&self) -> Vec<String> {
@@ -108,15 +114,20 @@ impl<G: Game> Tracked<G> {
     }
 
     pub fn rewards(&self) -> Vec<f64> {
-        let mut now = vec![0.0; self.returns_before.len()];
+        let mut out = vec![0.0; self.returns_before.len()];
+        self.rewards_into(&mut out);
+        out
+    }
+
+    /// Every seat's reward for the last action (zeros before the first) into `out`.
+    pub fn rewards_into(&self, out: &mut [f64]) {
         if self.history.is_empty() {
-            return now;
+            return out.fill(0.0);
         }
-        self.state.returns(&mut now);
-        now.iter()
-            .zip(&self.returns_before)
-            .map(|(a, b)| a - b)
-            .collect()
+        self.state.returns(out);
+        for (r, before) in out.iter_mut().zip(&self.returns_before) {
+            *r -= before;
+        }
     }
 
     pub fn serialize(&self) -> String {
@@ -286,6 +297,11 @@ pub trait DynGame: Send + Sync + Debug {
     fn card_name(&self, id: u8) -> String;
     /// Random playouts of games `seed, seed + 1, …` on `threads` threads (`crate::bots`).
     fn random_playouts(&self, seed: u64, threads: usize, returns: &mut [f64], lengths: &mut [u64]);
+    /// A batch environment of this game (`crate::batch`).
+    fn vector_env(
+        &self,
+        settings: crate::batch::Settings,
+    ) -> Result<Box<dyn crate::batch::DynVectorEnv>>;
 }
 
 /// A state behind a trait object; actions are indices.
@@ -340,6 +356,10 @@ impl<G: Game> GameOf<G> {
         })
     }
 
+    pub(crate) fn from_config(config: Arc<G::Config>) -> Self {
+        GameOf { config }
+    }
+
     pub fn config_ref(&self) -> &Arc<G::Config> {
         &self.config
     }
@@ -386,6 +406,15 @@ impl<G: Game> DynGame for GameOf<G> {
     }
     fn random_playouts(&self, seed: u64, threads: usize, returns: &mut [f64], lengths: &mut [u64]) {
         crate::bots::random_playouts::<G>(&self.config, seed, threads, returns, lengths)
+    }
+    fn vector_env(
+        &self,
+        settings: crate::batch::Settings,
+    ) -> Result<Box<dyn crate::batch::DynVectorEnv>> {
+        Ok(Box::new(crate::batch::VectorEnv::<G>::new(
+            self.config.clone(),
+            settings,
+        )?))
     }
 }
 

@@ -2,6 +2,7 @@
 //!
 //! The engine is pure Rust; the PyO3 bindings live in `python/` behind the `python` feature.
 
+pub mod batch;
 pub mod bots;
 pub mod cards;
 pub mod dynamic;

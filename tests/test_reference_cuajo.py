@@ -1108,7 +1108,7 @@ def check_invariants(state: CuajoState) -> None:
         # another seat's marker decision: the table as before the action that brought it
         seen = full
         if full["phase"] == "marker" and seat != full["to_play"]:
-            seen = state._seen_by(seat).view()
+            seen = state._masked_for(seat).view()
             assert seen["phase"] in ("opening", "action", "purro_call"), seen["phase"]
             assert (v["phase"], v["to_play"]) == (seen["phase"], full["to_play"])
         for key in ("discards", "known", "hand_sizes", "purro", "marker", "penalty", "balances"):

@@ -12,6 +12,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
 
+mod vector;
+
 /// Longest error message passed to Python; inputs are already cut where they are quoted, this
 /// only guards against a message that lists too much.
 const MAX_MESSAGE: usize = 2000;
@@ -1003,6 +1005,7 @@ fn cuajo_distance(cards: &Bound<'_, PyAny>) -> PyResult<u8> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGame>()?;
     m.add_class::<PyState>()?;
+    m.add_class::<vector::PyVectorEnv>()?;
     m.add_function(wrap_pyfunction!(list_games, m)?)?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(_game_from_json, m)?)?;

@@ -1,0 +1,113 @@
+"""The batch environment: many games stepped at once in Rust into numpy arrays (docs/vector.md)."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tapete import _core
+from tapete._core import Game, State, load_game
+from tapete.errors import ConfigError
+
+__all__ = ["Batch", "VectorEnv"]
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What `VectorEnv.reset` and `VectorEnv.step` return: fresh arrays, one row per env."""
+
+    #: float32 ``(N, *obs)`` (``observe="current"``), ``(N, P, *obs)`` (``"all"``) or ``None``;
+    #: zeros where an env's game is over.
+    observation: npt.NDArray[np.float32] | None
+    #: bool ``(N, A)``: the current player's legal actions.
+    legal_mask: npt.NDArray[np.bool_]
+    #: int32 ``(N,)``: the seat to act, ``tapete.TERMINAL`` where an env's game is over.
+    current_player: npt.NDArray[np.int32]
+    #: float32 ``(N, P)``: every seat's reward for the action just applied (zeros after reset).
+    rewards: npt.NDArray[np.float32]
+    #: bool ``(N,)``: env i's game ended with this step.
+    terminated: npt.NDArray[np.bool_]
+    #: int64 ``(N,)``: index k of the game env i is now in (0 after reset).
+    episode: npt.NDArray[np.int64]
+
+
+class VectorEnv:
+    """``num_envs`` games of one config, stepped together natively (without the GIL).
+
+    Game ``k`` of env ``i`` is ``game.new_initial_state(seed=seed + k * num_envs + i)``.
+    ``observe``: ``"current"`` (the current player's tensor), ``"all"`` (every seat's) or
+    ``"none"``. ``autoreset``: ``"same_step"`` (a finished env already shows its next game),
+    ``"next_step"`` (it shows the end; its next step starts the next game and ignores the
+    action) or ``"disabled"`` (it stays over and ignores its actions). ``threads`` splits the
+    envs over native threads; the results do not depend on it.
+    """
+
+    def __init__(
+        self,
+        game: str | Game,
+        num_envs: int,
+        *,
+        seed: int = 0,
+        threads: int = 1,
+        observe: str = "current",
+        autoreset: str = "same_step",
+        **config: Any,
+    ) -> None:
+        if isinstance(game, str):
+            game = load_game(game, **config)
+        elif not isinstance(game, Game):
+            raise TypeError(f"game must be a game name or a tapete.Game, got {type(game).__name__}")
+        elif config:
+            raise ConfigError(
+                f"config options ({', '.join(sorted(config))}) go with a game name, "
+                "not with a tapete.Game that already has its config"
+            )
+        self._env = _core.VectorEnv(game, num_envs, seed, threads, observe, autoreset)
+        self._num_envs: int = self._env.num_envs
+
+    @property
+    def num_envs(self) -> int:
+        return self._num_envs
+
+    @property
+    def game(self) -> Game:
+        return self._env.game
+
+    def reset(self, seed: int | None = None) -> Batch:
+        """Starts game 0 of every env (from ``seed`` if given, else the last seed) and returns
+        the first batch."""
+        return Batch(*self._env.reset(seed))
+
+    def step(self, actions: npt.ArrayLike) -> Batch:
+        """Applies ``actions[i]`` in env ``i`` (ignored where the env's game is over).
+
+        An illegal action in any env raises `tapete.IllegalActionError` naming the env and the
+        action, and no env is stepped; ``actions`` of another shape than ``(num_envs,)`` is a
+        ``ValueError``, of a non-integer dtype a ``TypeError``.
+        """
+        a = np.asarray(actions)
+        if a.shape != (self._num_envs,):
+            raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"actions must be integers, got dtype {a.dtype}")
+        if a.dtype == np.uint64 and (a > np.iinfo(np.int64).max).any():
+            a = np.minimum(a, np.iinfo(np.int64).max)  # out of range either way: reported so
+        return Batch(*self._env.step(np.ascontiguousarray(a, dtype=np.int64)))
+
+    def random_actions(self, seed: int) -> npt.NDArray[np.int64]:
+        """A uniformly random legal action per env (-1 where its game is over), env ``i``
+        drawing from SplitMix64 seeded with ``(seed + i) * 0x2545F4914F6CDD1D mod 2**64``."""
+        return self._env.random_actions(seed)
+
+    def state(self, i: int) -> State:
+        """A copy of env ``i``'s current state."""
+        if isinstance(i, bool | np.bool_):
+            raise TypeError(f"env must be an int, got {i!r}")
+        return self._env.state(operator.index(i))
+
+    def __repr__(self) -> str:
+        return f"VectorEnv({self.game.name!r}, num_envs={self._num_envs})"

@@ -1,0 +1,205 @@
+//! `tapete._core.VectorEnv`: the batch environment of `crate::batch` over fresh numpy buffers,
+//! stepped without the GIL. `tapete/vector.py` adds the typed `Batch` and the argument checks
+//! numpy does best (dtype, shape).
+
+use super::{config_error, count_arg, text_arg, OrPy, PyGame, PyState, MAX_THREADS};
+use crate::batch::{Autoreset, DynVectorEnv, Observe, Out, Settings, MAX_ENVS};
+use numpy::ndarray::IxDyn;
+use numpy::{PyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+#[pyclass(module = "tapete._core", name = "VectorEnv")]
+pub struct PyVectorEnv {
+    inner: Box<dyn DynVectorEnv>,
+    observe: Observe,
+    obs_shape: Vec<usize>,
+    seats: usize,
+    actions: usize,
+}
+
+/// The arrays of one batch: observation (or None), legal_mask, current_player, rewards,
+/// terminated, episode.
+type BatchArrays<'py> = (
+    Option<Bound<'py, PyArray<f32, IxDyn>>>,
+    Bound<'py, PyArray2<bool>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+impl PyVectorEnv {
+    /// Fresh zeroed arrays, filled by `fill` without the GIL.
+    fn batch<'py>(
+        &mut self,
+        py: Python<'py>,
+        fill: impl FnOnce(&mut dyn DynVectorEnv, Out<'_>) -> crate::Result<()> + Send,
+    ) -> PyResult<BatchArrays<'py>> {
+        let n = self.inner.num_envs();
+        let mut dims = vec![n];
+        match self.observe {
+            Observe::Current => dims.extend(&self.obs_shape),
+            Observe::All => {
+                dims.push(self.seats);
+                dims.extend(&self.obs_shape)
+            }
+            Observe::Nothing => {}
+        }
+        let observation = (self.observe != Observe::Nothing)
+            .then(|| PyArray::<f32, _>::zeros(py, IxDyn(&dims), false));
+        let legal_mask = PyArray2::<bool>::zeros(py, [n, self.actions], false);
+        let current_player = PyArray1::<i32>::zeros(py, n, false);
+        let rewards = PyArray2::<f32>::zeros(py, [n, self.seats], false);
+        let terminated = PyArray1::<bool>::zeros(py, n, false);
+        let episode = PyArray1::<i64>::zeros(py, n, false);
+        // SAFETY: the arrays were just created, are contiguous, and nothing else refers to them
+        // until they are returned.
+        let out = unsafe {
+            Out {
+                observation: match &observation {
+                    Some(o) => o.as_slice_mut()?,
+                    None => &mut [],
+                },
+                legal_mask: legal_mask.as_slice_mut()?,
+                current_player: current_player.as_slice_mut()?,
+                rewards: rewards.as_slice_mut()?,
+                terminated: terminated.as_slice_mut()?,
+                episode: episode.as_slice_mut()?,
+            }
+        };
+        let inner = self.inner.as_mut();
+        py.detach(|| fill(inner, out)).py_err()?;
+        Ok((
+            observation,
+            legal_mask,
+            current_player,
+            rewards,
+            terminated,
+            episode,
+        ))
+    }
+}
+
+#[pymethods]
+impl PyVectorEnv {
+    #[new]
+    #[pyo3(signature = (game, num_envs, seed, threads, observe, autoreset))]
+    fn new(
+        game: PyRef<'_, PyGame>,
+        num_envs: &Bound<'_, PyAny>,
+        seed: &Bound<'_, PyAny>,
+        threads: &Bound<'_, PyAny>,
+        observe: &Bound<'_, PyAny>,
+        autoreset: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let num_envs = count_arg(
+            num_envs,
+            "num_envs",
+            MAX_ENVS as u64,
+            &format!("1..={MAX_ENVS}"),
+        )? as usize;
+        if num_envs == 0 {
+            return Err(config_error(format!(
+                "num_envs must be an int 1..={MAX_ENVS}, got 0"
+            )));
+        }
+        let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
+        let range = format!("1..={MAX_THREADS}");
+        let threads = count_arg(threads, "threads", MAX_THREADS, &range)? as usize;
+        if threads == 0 {
+            return Err(config_error(format!(
+                "threads must be an int {range}, got 0"
+            )));
+        }
+        let observe = Observe::parse(&text_arg(observe, "observe", config_error)?).py_err()?;
+        let autoreset =
+            Autoreset::parse(&text_arg(autoreset, "autoreset", config_error)?).py_err()?;
+        let settings = Settings {
+            num_envs,
+            seed,
+            threads,
+            observe,
+            autoreset,
+        };
+        let inner = game.inner.vector_env(settings).py_err()?;
+        Ok(PyVectorEnv {
+            inner,
+            observe,
+            obs_shape: game.inner.observation_shape(),
+            seats: game.inner.num_players(),
+            actions: game.inner.num_distinct_actions(),
+        })
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.inner.num_envs()
+    }
+
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame {
+            inner: self.inner.game(),
+        }
+    }
+
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<BatchArrays<'py>> {
+        let seed = match seed.filter(|s| !s.is_none()) {
+            Some(s) => Some(count_arg(s, "seed", u64::MAX, "0 <= seed < 2**64")?),
+            None => None,
+        };
+        self.batch(py, move |env, out| {
+            env.reset(seed, out);
+            Ok(())
+        })
+    }
+
+    /// `actions`: int64, shape (num_envs,), contiguous (`tapete.VectorEnv` converts).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<BatchArrays<'py>> {
+        let actions = actions.as_slice()?;
+        self.batch(py, move |env, out| env.step(actions, out))
+    }
+
+    fn random_actions<'py>(
+        &self,
+        py: Python<'py>,
+        seed: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
+        let mut out = vec![0; self.inner.num_envs()];
+        self.inner.random_actions(seed, &mut out);
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    fn state(&self, env: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let n = self.inner.num_envs();
+        let bad = || {
+            pyo3::exceptions::PyIndexError::new_err(format!(
+                "env {} is out of range: this batch has envs 0..{}",
+                super::shown(env),
+                n - 1
+            ))
+        };
+        if env.is_instance_of::<pyo3::types::PyBool>()
+            || !env.is_instance_of::<pyo3::types::PyInt>()
+        {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "env must be an int, got {}",
+                super::shown(env)
+            )));
+        }
+        let i = env.extract::<usize>().map_err(|_| bad())?;
+        Ok(PyState {
+            inner: self.inner.state(i).map_err(|_| bad())?,
+        })
+    }
+}
