@@ -72,6 +72,14 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Self::Action>)>;
 
+    /// The game's rule-of-thumb player (the `heuristic` bot): one of `legal` (the current
+    /// player's legal actions, ascending, never empty) chosen from what the current player may
+    /// know, never from hidden cards; `rng` breaks ties. Deterministic given `rng`. Each rules
+    /// page documents its game's rules of thumb; the default plays at random.
+    fn heuristic_action(&self, legal: &[Self::Action], rng: &mut Rng) -> Self::Action {
+        legal[rng.below(legal.len() as u64) as usize]
+    }
+
     // Provided methods: never overridden by games.
 
     fn is_terminal(&self) -> bool {
