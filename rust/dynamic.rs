@@ -59,6 +59,15 @@ impl<G: Game> Tracked<G> {
         &self.state
     }
 
+    /// The bare rules state, for playouts that need no history.
+    pub fn into_state(self) -> G {
+        self.state
+    }
+
+    pub fn config(&self) -> &G::Config {
+        &self.config
+    }
+
     pub fn history(&self) -> &[G::Action] {
         &self.history
     }
@@ -297,6 +306,18 @@ pub trait DynGame: Send + Sync + Debug {
     fn card_name(&self, id: u8) -> String;
     /// Random playouts of games `seed, seed + 1, …` on `threads` threads (`crate::bots`).
     fn random_playouts(&self, seed: u64, threads: usize, returns: &mut [f64], lengths: &mut [u64]);
+    /// A native bot of this game (`crate::bots`).
+    fn bot(&self, spec: &crate::bots::Spec, seed: u64) -> Box<dyn crate::bots::DynBot>;
+    /// The duplicate arena of `crate::bots::arena` on this game.
+    fn arena(
+        &self,
+        specs: &[crate::bots::Spec],
+        deals: u64,
+        seed: u64,
+        threads: usize,
+        duplicate: bool,
+        keep_games: bool,
+    ) -> Result<crate::bots::ArenaOutcome>;
     /// A batch environment of this game (`crate::batch`).
     fn vector_env(
         &self,
@@ -406,6 +427,28 @@ impl<G: Game> DynGame for GameOf<G> {
     }
     fn random_playouts(&self, seed: u64, threads: usize, returns: &mut [f64], lengths: &mut [u64]) {
         crate::bots::random_playouts::<G>(&self.config, seed, threads, returns, lengths)
+    }
+    fn bot(&self, spec: &crate::bots::Spec, seed: u64) -> Box<dyn crate::bots::DynBot> {
+        Box::new(crate::bots::Bot::<G>::new(spec.clone(), seed))
+    }
+    fn arena(
+        &self,
+        specs: &[crate::bots::Spec],
+        deals: u64,
+        seed: u64,
+        threads: usize,
+        duplicate: bool,
+        keep_games: bool,
+    ) -> Result<crate::bots::ArenaOutcome> {
+        crate::bots::arena::<G>(
+            &self.config,
+            specs,
+            deals,
+            seed,
+            threads,
+            duplicate,
+            keep_games,
+        )
     }
     fn vector_env(
         &self,

@@ -8,11 +8,14 @@ import numpy.typing as npt
 
 __all__ = [
     "TERMINAL",
+    "Bot",
     "Game",
     "State",
     "VectorEnv",
     "_game_from_json",
     "_state_from_json",
+    "arena",
+    "bot_seed",
     "cau_robat_run",
     "cicera_captures",
     "cicera_score_hand",
@@ -23,6 +26,7 @@ __all__ = [
     "cuajo_waits",
     "list_games",
     "load_game",
+    "make_bot",
     "spoil_five_legal_plays",
     "spoil_five_trick_winner",
     "spoil_five_trump_order",
@@ -104,6 +108,23 @@ class VectorEnv:
     def random_actions(self, seed: int) -> npt.NDArray[np.int64]: ...
     def state(self, env: int) -> State: ...
 
+@final
+class Bot:
+    @property
+    def name(self) -> str: ...
+    def choose(self, state: State) -> int: ...
+
+def make_bot(spec: str, game: Game, seed: int) -> Bot: ...
+def bot_seed(seed: int, deal: int, rotation: int, entry: int) -> int: ...
+def arena(
+    game: Game,
+    specs: list[str],
+    deals: int,
+    seed: int,
+    threads: int,
+    duplicate: bool,
+    keep_games: bool,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], list[tuple[int, int, list[int]]] | None]: ...
 def list_games() -> list[str]: ...
 def load_game(name: str, **config: Any) -> Game: ...
 def _game_from_json(name: str, config: str) -> Game: ...

@@ -12,6 +12,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
 
+mod bots;
 mod vector;
 
 /// Longest error message passed to Python; inputs are already cut where they are quoted, this
@@ -1006,6 +1007,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGame>()?;
     m.add_class::<PyState>()?;
     m.add_class::<vector::PyVectorEnv>()?;
+    m.add_class::<bots::PyBot>()?;
+    m.add_function(wrap_pyfunction!(bots::make_bot, m)?)?;
+    m.add_function(wrap_pyfunction!(bots::bot_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(bots::arena, m)?)?;
     m.add_function(wrap_pyfunction!(list_games, m)?)?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(_game_from_json, m)?)?;

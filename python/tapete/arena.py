@@ -1,0 +1,160 @@
+"""The duplicate arena: bots play the same deals from every seat, and each entry's mean return
+comes with its 95% interval (docs/bots.md)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tapete import _core
+from tapete._core import Game, load_game
+from tapete.bots import Bot, make
+from tapete.errors import ConfigError, IllegalActionError
+
+__all__ = ["ArenaResult", "arena"]
+
+#: Two-sided 95% normal quantile.
+Z95 = 1.959963984540054
+
+
+def _ci95(samples: npt.NDArray[np.float64]) -> float:
+    n = len(samples)
+    return float(Z95 * samples.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+
+
+@dataclass(frozen=True)
+class ArenaResult:
+    """Per entry (one per seat, as given): the mean return per game and its 95% interval."""
+
+    game: str
+    bots: list[str]
+    #: ``(deals, entries)``: each entry's return per deal (averaged over its seats with
+    #: duplicate); the means and intervals are taken over these independent deals.
+    values: npt.NDArray[np.float64] = field(repr=False)
+    #: games played: deals, times the number of seats with duplicate
+    games: int
+    duplicate: bool
+    seed: int
+    #: actions of every game, in play order
+    actions: int
+
+    @property
+    def mean(self) -> npt.NDArray[np.float64]:
+        return np.asarray(self.values.mean(axis=0), dtype=np.float64)
+
+    @property
+    def ci95(self) -> npt.NDArray[np.float64]:
+        return np.array([_ci95(self.values[:, e]) for e in range(len(self.bots))])
+
+    def difference(self, a: int, b: int) -> tuple[float, float]:
+        """Entry ``a``'s mean minus entry ``b``'s, with the 95% interval of the paired
+        per-deal differences."""
+        d = self.values[:, a] - self.values[:, b]
+        return float(d.mean()), _ci95(d)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "bots": list(self.bots),
+            "mean": [float(x) for x in self.mean],
+            "ci95": [float(x) for x in self.ci95],
+            "games": self.games,
+            "deals": len(self.values),
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "actions": self.actions,
+        }
+
+
+def _name(bot: str | Bot) -> str:
+    return bot if isinstance(bot, str) else str(getattr(bot, "name", type(bot).__name__))
+
+
+def arena(
+    game: str | Game,
+    bots: Sequence[str | Bot],
+    games: int,
+    *,
+    seed: int = 0,
+    threads: int = 1,
+    duplicate: bool = True,
+    **config: Any,
+) -> ArenaResult:
+    """Plays deals ``seed .. seed + games - 1`` between ``bots`` (one per seat).
+
+    With ``duplicate`` every deal is played once per seat rotation (seat ``s`` played by entry
+    ``(s + r) mod n`` in rotation ``r``) and each entry's result is averaged over its seats,
+    so that deal luck cancels. Native bots (specs) play inside Rust without the GIL, over
+    ``threads``; Python bots (any object with ``choose(state)``) play in this process. The
+    result does not depend on ``threads``.
+    """
+    if isinstance(game, str):
+        game = load_game(game, **config)
+    elif not isinstance(game, Game):
+        raise TypeError(f"game must be a game name or a tapete.Game, got {type(game).__name__}")
+    elif config:
+        raise ConfigError("config options go with a game name, not with a tapete.Game")
+    if isinstance(bots, str) or not isinstance(bots, Sequence):
+        raise ConfigError("bots must be a sequence of bot specs or bots, one per seat")
+    for b in bots:
+        if not isinstance(b, str) and not isinstance(b, Bot):
+            raise ConfigError(f"a bot is a spec string or has choose(state), got {b!r:.60}")
+    if isinstance(duplicate, bool) is False:
+        raise ConfigError(f"duplicate must be a bool, got {duplicate!r:.40}")
+    if all(isinstance(b, str) for b in bots):
+        values, lengths, _ = _core.arena(game, list(bots), games, seed, threads, duplicate, False)
+    else:
+        if threads != 1:
+            raise ConfigError("Python bots play in this process: threads must be 1")
+        values, lengths = _python_arena(game, bots, games, seed, duplicate)
+    return ArenaResult(
+        game=game.name,
+        bots=[_name(b) for b in bots],
+        values=values,
+        games=len(lengths),
+        duplicate=duplicate,
+        seed=seed,
+        actions=int(lengths.sum()),
+    )
+
+
+def _python_arena(
+    game: Game, bots: Sequence[str | Bot], deals: int, seed: int, duplicate: bool
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]:
+    """The arena played from Python, bot seeds as in the native one (``_core.bot_seed``)."""
+    n = game.num_players()
+    if len(bots) != n:
+        raise ConfigError(f"{game.name} needs one bot per seat: {n} bots, got {len(bots)}")
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 0:
+        raise ConfigError(f"games must be an int >= 0, got {deals!r:.40}")
+    _core.bot_seed(seed, 0, 0, 0)  # checks the seed like the native arena
+    rotations = n if duplicate else 1
+    values = np.zeros((deals, n))
+    lengths: list[int] = []
+    for d in range(deals):
+        for r in range(rotations):
+            seat_bots: list[Bot] = []
+            for s in range(n):
+                e = (s + r) % n
+                b = bots[e]
+                seat_bots.append(
+                    make(b, game, _core.bot_seed(seed, d, r, e)) if isinstance(b, str) else b
+                )
+            state = game.new_initial_state(seed=(seed + d) % 2**64)
+            while not state.is_terminal():
+                p = state.current_player()
+                action = seat_bots[p].choose(state)
+                if action not in state.legal_actions():
+                    raise IllegalActionError(
+                        f"bot {_name(bots[(p + r) % n])} chose {action!r:.40}, not a legal action"
+                    )
+                state.apply_action(action)
+            for s, ret in enumerate(state.returns()):
+                values[d, (s + r) % n] += ret / rotations
+            lengths.append(len(state.history()))
+    return values, np.array(lengths, dtype=np.uint64)

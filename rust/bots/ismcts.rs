@@ -1,0 +1,178 @@
+//! Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012), written once for
+//! every game: each iteration re-deals what the searching seat cannot see
+//! ([`Tracked::resample`]), descends one tree of action sequences from the current decision by
+//! UCB with availability counts (a child's exploration term counts the iterations in which its
+//! action was legal, not its parent's visits), adds one node, and plays out to the end.
+
+use super::spec::{IsmctsParams, Rollout};
+use crate::dynamic::Tracked;
+use crate::game::{Action, Game};
+use crate::rng::Rng;
+
+struct Node<A> {
+    /// The action that leads here and the seat that took it.
+    action: A,
+    player: usize,
+    visits: u32,
+    /// Iterations in which `action` was legal at the parent.
+    available: u32,
+    /// Sum of the final returns of `player` over the visits.
+    total: f64,
+    children: Vec<u32>,
+}
+
+/// The action IS-MCTS chooses for the seat to act in `root` (not terminal).
+pub fn choose<G: Game>(root: &Tracked<G>, params: &IsmctsParams, rng: &mut Rng) -> G::Action {
+    let mut legal = Vec::new();
+    root.state().legal_actions(&mut legal);
+    if legal.len() == 1 {
+        return legal[0];
+    }
+    let trees = params.threads.max(1) as usize;
+    let seeds: Vec<u64> = (0..trees).map(|_| rng.next_u64()).collect();
+    let per_tree = (params.iterations as usize).div_ceil(trees).max(1);
+    let visits: Vec<Vec<(G::Action, u32)>> = if trees == 1 {
+        vec![grow(root, params, per_tree, seeds[0])]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = seeds
+                .iter()
+                .map(|&seed| s.spawn(move || grow(root, params, per_tree, seed)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("an IS-MCTS tree panicked"))
+                .collect()
+        })
+    };
+    // The most visited action over all trees; ties to the lowest action.
+    let mut counts = vec![0u64; G::Action::COUNT];
+    for tree in &visits {
+        for &(a, v) in tree {
+            counts[a.index()] += u64::from(v);
+        }
+    }
+    let mut best = legal[0];
+    for &a in &legal {
+        if counts[a.index()] > counts[best.index()] {
+            best = a;
+        }
+    }
+    best
+}
+
+/// Grows one tree for `iterations` and gives the root's children with their visit counts.
+fn grow<G: Game>(
+    root: &Tracked<G>,
+    params: &IsmctsParams,
+    iterations: usize,
+    seed: u64,
+) -> Vec<(G::Action, u32)> {
+    let me = root
+        .state()
+        .current_player()
+        .expect("IS-MCTS needs a decision");
+    let n = G::num_players(root.config());
+    let mut rng = Rng::new(seed);
+    let mut nodes: Vec<Node<G::Action>> = Vec::with_capacity(iterations + 1);
+    let mut legal = Vec::with_capacity(64);
+    let mut untried = Vec::with_capacity(64);
+    let mut options: Vec<u32> = Vec::with_capacity(64);
+    let mut path: Vec<u32> = Vec::with_capacity(64);
+    let mut returns = vec![0.0; n];
+    // Returns are compared after dividing by the largest seen, so that `c` means the same in
+    // every game whatever its stakes.
+    let mut scale = f64::MIN_POSITIVE;
+    let mut root_children: Vec<u32> = Vec::new();
+    for _ in 0..iterations {
+        let mut state = root.resample(me, rng.next_u64()).into_state();
+        path.clear();
+        let mut at: Option<u32> = None; // None: the root
+        while let Some(player) = state.current_player() {
+            legal.clear();
+            state.legal_actions(&mut legal);
+            let children = match at {
+                None => &root_children,
+                Some(i) => &nodes[i as usize].children,
+            };
+            options.clear();
+            untried.clear();
+            for &a in &legal {
+                match children.iter().find(|&&c| nodes[c as usize].action == a) {
+                    Some(&c) => options.push(c),
+                    None => untried.push(a),
+                }
+            }
+            for &c in &options {
+                nodes[c as usize].available += 1;
+            }
+            if !untried.is_empty() {
+                let action = untried[rng.below(untried.len() as u64) as usize];
+                let id = nodes.len() as u32;
+                nodes.push(Node {
+                    action,
+                    player,
+                    visits: 0,
+                    available: 1,
+                    total: 0.0,
+                    children: Vec::new(),
+                });
+                match at {
+                    None => root_children.push(id),
+                    Some(i) => nodes[i as usize].children.push(id),
+                }
+                state.apply_unchecked(action);
+                path.push(id);
+                break;
+            }
+            let mut best = options[0];
+            let mut best_score = f64::NEG_INFINITY;
+            for &c in &options {
+                let node = &nodes[c as usize];
+                let visits = f64::from(node.visits.max(1));
+                let score = node.total / visits / scale
+                    + params.c * (f64::from(node.available).ln() / visits).sqrt();
+                if score > best_score {
+                    best_score = score;
+                    best = c;
+                }
+            }
+            state.apply_unchecked(nodes[best as usize].action);
+            path.push(best);
+            at = Some(best);
+        }
+        playout(&mut state, params.rollout, &mut rng, &mut legal);
+        state.returns(&mut returns);
+        scale = returns.iter().fold(scale, |m, r| m.max(r.abs()));
+        for &id in &path {
+            let node = &mut nodes[id as usize];
+            node.visits += 1;
+            node.total += returns[node.player];
+        }
+    }
+    root_children
+        .iter()
+        .map(|&c| (nodes[c as usize].action, nodes[c as usize].visits))
+        .collect()
+}
+
+/// Plays `state` to the end: uniformly random actions, or the game's heuristic.
+pub fn playout<G: Game>(
+    state: &mut G,
+    rollout: Rollout,
+    rng: &mut Rng,
+    legal: &mut Vec<G::Action>,
+) {
+    loop {
+        legal.clear();
+        state.legal_actions(legal);
+        if legal.is_empty() {
+            return;
+        }
+        let action = match rollout {
+            Rollout::Random => legal[rng.below(legal.len() as u64) as usize],
+            Rollout::Heuristic => state.heuristic_action(legal, rng),
+        };
+        state.apply_unchecked(action);
+    }
+}

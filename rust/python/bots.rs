@@ -1,0 +1,120 @@
+//! `tapete._core.Bot`, `make_bot`, `arena` and `bot_seed`: the native bots and the duplicate
+//! arena of `crate::bots`, run without the GIL. `tapete/bots.py` and `tapete/arena.py` add the
+//! typed Python surface.
+
+use super::{config_error, count_arg, text_arg, OrPy, PyGame, PyState, MAX_THREADS};
+use crate::bots::{DynBot, Spec};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+/// Most deals one native arena call plays (its results take 8·(players + 1) bytes a deal).
+const MAX_DEALS: u64 = 10_000_000;
+
+fn spec_arg(spec: &Bound<'_, PyAny>) -> PyResult<Spec> {
+    Spec::parse(&text_arg(spec, "a bot spec", config_error)?).py_err()
+}
+
+/// A native bot: `choose(state)` gives a legal action for the seat to act, never changing
+/// the state.
+#[pyclass(module = "tapete._core", name = "Bot")]
+pub struct PyBot {
+    inner: Box<dyn DynBot>,
+    name: String,
+}
+
+#[pymethods]
+impl PyBot {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(&mut self, py: Python<'_>, state: PyRef<'_, PyState>) -> PyResult<usize> {
+        let state = state.inner.as_ref();
+        let bot = self.inner.as_mut();
+        py.detach(|| bot.choose(state)).py_err()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Bot({:?})", self.name)
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (spec, game, seed))]
+pub fn make_bot(
+    spec: &Bound<'_, PyAny>,
+    game: PyRef<'_, PyGame>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<PyBot> {
+    let parsed = spec_arg(spec)?;
+    let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
+    Ok(PyBot {
+        inner: game.inner.bot(&parsed, seed),
+        name: spec.cast::<PyString>()?.to_str()?.to_owned(),
+    })
+}
+
+/// The seed of entry `entry`'s bot in rotation `rotation` of deal `deal` (`crate::bots::bot_seed`).
+#[pyfunction]
+pub fn bot_seed(
+    seed: &Bound<'_, PyAny>,
+    deal: &Bound<'_, PyAny>,
+    rotation: &Bound<'_, PyAny>,
+    entry: &Bound<'_, PyAny>,
+) -> PyResult<u64> {
+    let arg = |v, what| count_arg(v, what, u64::MAX, "0 <= value < 2**64");
+    Ok(crate::bots::bot_seed(
+        arg(seed, "seed")?,
+        arg(deal, "deal")?,
+        arg(rotation, "rotation")?,
+        arg(entry, "entry")?,
+    ))
+}
+
+type ArenaArrays<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyArray1<u64>>,
+    Option<Vec<(u64, usize, Vec<usize>)>>,
+);
+
+/// The native duplicate arena: per-deal values `(deals, entries)`, game lengths, and the games'
+/// actions when `keep_games`.
+#[pyfunction]
+#[pyo3(signature = (game, specs, deals, seed, threads, duplicate, keep_games))]
+#[allow(clippy::too_many_arguments)]
+pub fn arena<'py>(
+    py: Python<'py>,
+    game: PyRef<'py, PyGame>,
+    specs: Vec<Bound<'py, PyAny>>,
+    deals: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+    threads: &Bound<'py, PyAny>,
+    duplicate: bool,
+    keep_games: bool,
+) -> PyResult<ArenaArrays<'py>> {
+    let specs = specs.iter().map(spec_arg).collect::<PyResult<Vec<_>>>()?;
+    let deals = count_arg(deals, "games", MAX_DEALS, &format!("0..={MAX_DEALS}"))?;
+    let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
+    let range = format!("1..={MAX_THREADS}");
+    let threads = count_arg(threads, "threads", MAX_THREADS, &range)? as usize;
+    if threads == 0 {
+        return Err(config_error(format!(
+            "threads must be an int {range}, got 0"
+        )));
+    }
+    let entries = specs.len();
+    let inner = game.inner.as_ref();
+    let outcome = py
+        .detach(|| inner.arena(&specs, deals, seed, threads, duplicate, keep_games))
+        .py_err()?;
+    let values = PyArray1::from_vec(py, outcome.values)
+        .reshape([deals as usize, entries])?
+        .into_any();
+    Ok((
+        values,
+        PyArray1::from_vec(py, outcome.lengths),
+        outcome.games,
+    ))
+}

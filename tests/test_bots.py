@@ -1,0 +1,174 @@
+"""Native bots and the duplicate arena (docs/bots.md)."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+import tapete
+from tapete import _core
+from tapete.arena import _python_arena
+
+GAMES = ["spoil_five", "cicera", "cau_robat", "cuajo"]
+# Short games for the arena tests.
+SHORT = {
+    "spoil_five": {"players": 3, "num_deals": 1},
+    "cicera": {"game_mode": "single_hand"},
+    "cau_robat": {"players": 3, "hands_to_win": 1},
+    "cuajo": {"hands_per_match": 1, "max_turns": 8},
+}
+SPECS = ["random", "heuristic", "ismcts:iterations=16", "ismcts:iterations=16,rollout=heuristic"]
+
+
+def states(name, count=6, seed=0):
+    """Positions from random play, one every few actions."""
+    game = tapete.load_game(name, **SHORT[name])
+    rng = random.Random(seed)
+    out = []
+    s = game.new_initial_state(seed=seed)
+    while len(out) < count:
+        if s.is_terminal():
+            s = game.new_initial_state(seed=rng.randrange(1000))
+        for _ in range(rng.randrange(1, 12)):
+            if s.is_terminal():
+                break
+            s.apply_action(rng.choice(s.legal_actions()))
+        if not s.is_terminal():
+            out.append(s.clone())
+    return game, out
+
+
+def test_names():
+    assert tapete.bots.names() == ["random", "heuristic", "ismcts"]
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("spec", SPECS)
+def test_bots_choose_legal_actions_and_leave_the_state_alone(name, spec):
+    game, positions = states(name, count=4 if "ismcts" in spec and name == "cuajo" else 8)
+    bot = tapete.bots.make(spec, game, seed=3)
+    again = tapete.bots.make(spec, game, seed=3)
+    assert bot.name == spec and isinstance(bot, tapete.bots.Bot)
+    for s in positions:
+        before = s.clone()
+        a = bot.choose(s)
+        assert a in s.legal_actions()
+        assert s == before and s.serialize() == before.serialize()
+        assert again.choose(s) == a  # same seed, same states: same choices
+
+
+def test_root_parallel_ismcts_is_deterministic():
+    game, positions = states("cau_robat", count=3)
+    spec = "ismcts:iterations=40,threads=2"
+    a = [tapete.bots.make(spec, game, seed=9).choose(s) for s in positions]
+    b = [tapete.bots.make(spec, game, seed=9).choose(s) for s in positions]
+    assert a == b
+
+
+def test_bad_specs_list_what_is_valid():
+    game = tapete.load_game("cicera")
+    for spec, match in [
+        ("alphazero", "the bots are: random, heuristic, ismcts"),
+        ("ismcts:iterations=0", "the parameters are"),
+        ("ismcts:iterations=-1", "the parameters are"),
+        ("ismcts:c=x", "the parameters are"),
+        ("ismcts:rollout=smart", "the parameters are"),
+        ("ismcts:depth=2", "unknown ismcts parameter"),
+        ("heuristic:x=1", "takes no parameters"),
+    ]:
+        with pytest.raises(tapete.ConfigError, match=match):
+            tapete.bots.make(spec, game)
+    with pytest.raises(tapete.ConfigError):
+        tapete.bots.make(3, game)
+    with pytest.raises(TypeError):
+        tapete.bots.make("random", "cicera")
+    with pytest.raises(tapete.ConfigError, match="seed"):
+        tapete.bots.make("random", game, seed=-1)
+
+
+def test_a_bot_plays_its_own_game_only():
+    bot = tapete.bots.make("random", tapete.load_game("cicera"))
+    with pytest.raises(ValueError, match="plays cicera"):
+        bot.choose(tapete.load_game("cau_robat").new_initial_state(1))
+    state = tapete.load_game("cicera", game_mode="single_hand").new_initial_state(1)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(tapete.IllegalActionError, match="over"):
+        tapete.bots.make("random", state.get_game()).choose(state)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_arena_does_not_depend_on_threads(name):
+    game = tapete.load_game(name, **SHORT[name])
+    n = game.num_players()
+    bots = ["heuristic"] + ["random"] * (n - 1)
+    one = tapete.arena(game, bots, 12, seed=4, threads=1)
+    two = tapete.arena(game, bots, 12, seed=4, threads=2)
+    np.testing.assert_array_equal(one.values, two.values)
+    assert one.to_dict() == two.to_dict()
+    assert one.games == 12 * n and one.values.shape == (12, n)
+    # the Python arena plays the same games from the same bot seeds
+    values, lengths = _python_arena(game, bots, 12, 4, True)
+    np.testing.assert_array_equal(values, one.values)
+    assert int(lengths.sum()) == one.actions
+
+
+def test_arena_means_intervals_and_duplicate():
+    game = tapete.load_game("cau_robat", players=3, hands_to_win=1)
+    res = tapete.arena(game, ["random"] * 3, 40, seed=1)
+    d = res.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    assert d["games"] == 120 and d["deals"] == 40 and d["bots"] == ["random"] * 3
+    np.testing.assert_allclose(res.mean, res.values.mean(axis=0))
+    sd = res.values[:, 0].std(ddof=1)
+    assert res.ci95[0] == pytest.approx(1.959963984540054 * sd / np.sqrt(40))
+    diff, ci = res.difference(0, 1)
+    assert abs(diff) <= 1 and ci >= 0
+    # without duplicate, entry e plays seat e of each deal once
+    single = tapete.arena(game, ["random"] * 3, 10, seed=1, duplicate=False)
+    assert single.games == 10
+    for d_ in range(10):
+        state = game.new_initial_state(seed=1 + d_)
+        bots = [tapete.bots.make("random", game, _core.bot_seed(1, d_, 0, e)) for e in range(3)]
+        while not state.is_terminal():
+            state.apply_action(bots[state.current_player()].choose(state))
+        np.testing.assert_allclose(single.values[d_], state.returns())
+
+
+def test_arena_with_a_python_bot():
+    class Lowest:
+        name = "lowest"
+
+        def choose(self, state):
+            return state.legal_actions()[0]
+
+    res = tapete.arena(
+        "cicera", [Lowest(), "random", "heuristic", "random"], 3, game_mode="single_hand"
+    )
+    assert res.bots == ["lowest", "random", "heuristic", "random"] and res.games == 12
+    with pytest.raises(tapete.ConfigError, match="threads must be 1"):
+        tapete.arena("cicera", [Lowest(), "random", "random", "random"], 3, threads=2)
+
+    class Cheat:
+        def choose(self, state):
+            return 10**6
+
+    with pytest.raises(tapete.IllegalActionError, match="not a legal action"):
+        tapete.arena("cicera", [Cheat(), "random", "random", "random"], 1)
+
+
+def test_arena_bad_arguments():
+    for kwargs, match in [
+        ({"bots": ["random"] * 3}, "one bot per seat"),
+        ({"bots": "random"}, "sequence"),
+        ({"bots": ["random", "random", "random", 5]}, "spec string"),
+        ({"bots": ["random"] * 4, "games": -1}, "games"),
+        ({"bots": ["random"] * 4, "threads": 0}, "threads"),
+        ({"bots": ["random"] * 4, "seed": 2**64}, "seed"),
+        ({"bots": ["random"] * 3 + ["ismcts:iterations=0"]}, "parameters"),
+        ({"bots": ["random"] * 4, "no_option": 1}, "no_option"),
+    ]:
+        kwargs.setdefault("games", 2)
+        with pytest.raises(tapete.ConfigError, match=match):
+            tapete.arena("cicera", **kwargs)
