@@ -104,10 +104,11 @@ def arena(
     for b in bots:
         if not isinstance(b, str) and not isinstance(b, Bot):
             raise ConfigError(f"a bot is a spec string or has choose(state), got {b!r:.60}")
-    if isinstance(duplicate, bool) is False:
+    if not isinstance(duplicate, bool):
         raise ConfigError(f"duplicate must be a bool, got {duplicate!r:.40}")
-    if all(isinstance(b, str) for b in bots):
-        values, lengths, _ = _core.arena(game, list(bots), games, seed, threads, duplicate, False)
+    specs = [b for b in bots if isinstance(b, str)]
+    if len(specs) == len(bots):
+        values, lengths, _ = _core.arena(game, specs, games, seed, threads, duplicate, False)
     else:
         if threads != 1:
             raise ConfigError("Python bots play in this process: threads must be 1")
