@@ -309,9 +309,11 @@ pub trait DynGame: Send + Sync + Debug {
     /// A native bot of this game (`crate::bots`).
     fn bot(&self, spec: &crate::bots::Spec, seed: u64) -> Box<dyn crate::bots::DynBot>;
     /// The duplicate arena of `crate::bots::arena` on this game.
+    #[allow(clippy::too_many_arguments)]
     fn arena(
         &self,
         specs: &[crate::bots::Spec],
+        first: u64,
         deals: u64,
         seed: u64,
         threads: usize,
@@ -431,9 +433,11 @@ impl<G: Game> DynGame for GameOf<G> {
     fn bot(&self, spec: &crate::bots::Spec, seed: u64) -> Box<dyn crate::bots::DynBot> {
         Box::new(crate::bots::Bot::<G>::new(spec.clone(), seed))
     }
+    #[allow(clippy::too_many_arguments)]
     fn arena(
         &self,
         specs: &[crate::bots::Spec],
+        first: u64,
         deals: u64,
         seed: u64,
         threads: usize,
@@ -443,6 +447,7 @@ impl<G: Game> DynGame for GameOf<G> {
         crate::bots::arena::<G>(
             &self.config,
             specs,
+            first,
             deals,
             seed,
             threads,

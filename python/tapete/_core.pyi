@@ -119,6 +119,7 @@ def bot_seed(seed: int, deal: int, rotation: int, entry: int) -> int: ...
 def arena(
     game: Game,
     specs: list[str],
+    first: int,
     deals: int,
     seed: int,
     threads: int,

@@ -108,7 +108,7 @@ def arena(
         raise ConfigError(f"duplicate must be a bool, got {duplicate!r:.40}")
     specs = [b for b in bots if isinstance(b, str)]
     if len(specs) == len(bots):
-        values, lengths, _ = _core.arena(game, specs, games, seed, threads, duplicate, False)
+        values, lengths, _ = _core.arena(game, specs, 0, games, seed, threads, duplicate, False)
     else:
         if threads != 1:
             raise ConfigError("Python bots play in this process: threads must be 1")

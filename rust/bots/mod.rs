@@ -84,12 +84,15 @@ pub struct ArenaOutcome {
     pub games: Option<Vec<(u64, usize, Vec<usize>)>>,
 }
 
-/// Plays deals `seed .. seed + deals` between `specs` (one per seat): each deal once with entry
-/// `e` at seat `e`, or with `duplicate` `n` times, seat `s` played in rotation `r` by entry
-/// `(s + r) mod n`. Deals are split over `threads`; the outcome does not depend on it.
+/// Plays deals `first .. first + deals` (deal `d` from seed `seed + d`) between `specs` (one per
+/// seat): each deal once with entry `e` at seat `e`, or with `duplicate` `n` times, seat `s`
+/// played in rotation `r` by entry `(s + r) mod n`. Deals are split over `threads`; the outcome
+/// does not depend on it, and consecutive ranges of deals add up to the whole run.
+#[allow(clippy::too_many_arguments)]
 pub fn arena<G: Game>(
     config: &Arc<G::Config>,
     specs: &[Spec],
+    first: u64,
     deals: u64,
     seed: u64,
     threads: usize,
@@ -144,7 +147,12 @@ pub fn arena<G: Game>(
         .num_threads(threads.max(1))
         .build()
         .map_err(|e| crate::config_err!("cannot start {threads} threads: {e}"))?;
-    let per_deal: Vec<_> = pool.install(|| (0..deals).into_par_iter().map(play_deal).collect());
+    let per_deal: Vec<_> = pool.install(|| {
+        (first..first.saturating_add(deals))
+            .into_par_iter()
+            .map(play_deal)
+            .collect()
+    });
     let mut out = ArenaOutcome {
         values: Vec::with_capacity(per_deal.len() * n),
         lengths: Vec::with_capacity(per_deal.len() * rotations),

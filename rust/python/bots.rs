@@ -79,15 +79,16 @@ type ArenaArrays<'py> = (
     Option<Vec<(u64, usize, Vec<usize>)>>,
 );
 
-/// The native duplicate arena: per-deal values `(deals, entries)`, game lengths, and the games'
-/// actions when `keep_games`.
+/// The native duplicate arena on deals `first .. first + deals`: per-deal values
+/// `(deals, entries)`, game lengths, and the games' actions when `keep_games`.
 #[pyfunction]
-#[pyo3(signature = (game, specs, deals, seed, threads, duplicate, keep_games))]
+#[pyo3(signature = (game, specs, first, deals, seed, threads, duplicate, keep_games))]
 #[allow(clippy::too_many_arguments)]
 pub fn arena<'py>(
     py: Python<'py>,
     game: PyRef<'py, PyGame>,
     specs: Vec<Bound<'py, PyAny>>,
+    first: &Bound<'py, PyAny>,
     deals: &Bound<'py, PyAny>,
     seed: &Bound<'py, PyAny>,
     threads: &Bound<'py, PyAny>,
@@ -95,6 +96,7 @@ pub fn arena<'py>(
     keep_games: bool,
 ) -> PyResult<ArenaArrays<'py>> {
     let specs = specs.iter().map(spec_arg).collect::<PyResult<Vec<_>>>()?;
+    let first = count_arg(first, "first deal", u64::MAX, "0 <= first < 2**64")?;
     let deals = count_arg(deals, "games", MAX_DEALS, &format!("0..={MAX_DEALS}"))?;
     let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
     let range = format!("1..={MAX_THREADS}");
@@ -107,7 +109,7 @@ pub fn arena<'py>(
     let entries = specs.len();
     let inner = game.inner.as_ref();
     let outcome = py
-        .detach(|| inner.arena(&specs, deals, seed, threads, duplicate, keep_games))
+        .detach(|| inner.arena(&specs, first, deals, seed, threads, duplicate, keep_games))
         .py_err()?;
     let values = PyArray1::from_vec(py, outcome.values)
         .reshape([deals as usize, entries])?

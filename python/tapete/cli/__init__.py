@@ -1,7 +1,10 @@
-"""The ``tapete`` command line: list the games, play one against random bots, time self-play.
+"""The ``tapete`` command line: list the games, play one against bots, measure bots in a duplicate
+arena, time self-play.
 
     tapete games
     tapete play spoil_five --seat 0 --seed 3 jinking=false
+    tapete play cicera --bots heuristic,ismcts:iterations=200,heuristic
+    tapete arena cau_robat --bots ismcts:iterations=200 heuristic random random --games 200
     tapete play cicera --seed 3 game_mode=single_hand
     tapete play cau_robat --players 3 --seed 3 hands_to_win=2
     tapete play cuajo --seat 1 --seed 3 hands_per_match=2
@@ -29,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+import numpy as np
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -304,6 +308,37 @@ def parse_move(
     return action
 
 
+def split_bot_specs(items: Sequence[str]) -> list[str]:
+    """Bot specs from the command line: ``heuristic,ismcts:iterations=200,c=0.5 random`` gives
+    ``['heuristic', 'ismcts:iterations=200,c=0.5', 'random']`` (a ``name=value`` piece after a
+    comma belongs to the spec before it)."""
+    specs: list[str] = []
+    for item in items:
+        for piece in item.split(","):
+            piece = piece.strip()
+            if not piece:
+                continue
+            if "=" in piece and ":" not in piece and specs:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs
+
+
+def make_bots(game: Game, specs: list[str], count: int, seed: int) -> list[tapete.bots.Bot]:
+    """``count`` native bots: one spec for all, or one spec each."""
+    if len(specs) == 1:
+        specs = specs * count
+    if len(specs) != count:
+        raise CliError(f"give one bot spec for all {count} opponents or one each, got {len(specs)}")
+    try:
+        return [
+            tapete.bots.make(spec, game, seed=(seed + i) % MAX_SEED) for i, spec in enumerate(specs)
+        ]
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
     game = load(args.game, _game_config(args.game, args.players, args.options))
     n = game.num_players()
@@ -314,10 +349,15 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
         )
     seed: int = fresh_seed() if args.seed is None else args.seed
     state = new_state(game, seed)
-    bots = random.Random(seed)
+    specs = split_bot_specs(args.bots)
+    others = make_bots(game, specs, n - 1, seed)
+    bots = {s: others[i] for i, s in enumerate(q for q in range(n) if q != seat)}
     ui = ui_for(game.name)
     intro = Text(f"{ui.title}", style="bold")
-    intro.append(f": you are seat {seat}, against {n - 1} random bot{'s' if n > 2 else ''}")
+    names = sorted(set(specs))
+    intro.append(
+        f": you are seat {seat}, against {n - 1} bot{'s' if n > 2 else ''} ({', '.join(names)})"
+    )
     intro.append(
         f" (seed {seed}). Type a move's {ui.key_name} or its text, 'help', or 'quit'.",
         style="dim",
@@ -358,7 +398,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                     continue
                 break
         else:
-            action = bots.choice(legal)
+            action = bots[actor].choose(state)
         before = state.clone()
         text = state.action_to_string(action)
         try:
@@ -574,6 +614,152 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# arena
+
+
+def cmd_arena(args: argparse.Namespace, console: Console) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from tapete import _core
+    from tapete.arena import ArenaResult
+
+    game = load(args.game, _game_config(args.game, args.players, args.options))
+    n = game.num_players()
+    specs = split_bot_specs(args.bots)
+    if len(specs) != n:
+        raise CliError(
+            f"{game.name} with {n} players needs {n} bot specs, one per seat, got {len(specs)}"
+        )
+    for spec in specs:
+        try:
+            tapete.bots.make(spec, game)
+        except ConfigError as error:
+            raise CliError(str(error)) from None
+    deals: int = args.games
+    seed: int = args.seed
+    _check_seed_range(seed, deals)
+    duplicate = not args.no_duplicate
+    parts: list[Any] = []
+    actions = 0
+    done = 0
+    step = max(1, args.threads)
+    interrupted = False
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("deals"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=args.json or not console.is_terminal,
+    )
+    start = time.perf_counter()
+    with progress:
+        task = progress.add_task(f"{game.name} arena", total=deals)
+        try:
+            while done < deals:
+                count = min(step, deals - done)
+                t0 = time.perf_counter()
+                values, lengths, _ = _core.arena(
+                    game, specs, done, count, seed, args.threads, duplicate, False
+                )
+                parts.append(values)
+                actions += int(lengths.sum())
+                done += count
+                progress.update(task, completed=done)
+                # chunks of about half a second: a live bar, and little lost to Ctrl-C
+                rate = count / max(time.perf_counter() - t0, 1e-9)
+                step = max(args.threads, min(100_000, int(rate * 0.5)))
+        except KeyboardInterrupt:
+            interrupted = True
+    seconds = time.perf_counter() - start
+    if not parts:
+        raise CliError("interrupted before the first deal finished")
+    values = np.concatenate(parts)
+    res = ArenaResult(
+        game=game.name,
+        bots=specs,
+        values=values,
+        games=len(values) * (n if duplicate else 1),
+        duplicate=duplicate,
+        seed=seed,
+        actions=actions,
+    )
+    pairs = _arena_pairs(specs)
+    if args.json:
+        out = res.to_dict()
+        out["differences"] = [
+            {"a": a, "b": b, "mean": m, "ci95": c}
+            for a, b in pairs
+            for m, c in [res.difference(a, b)]
+        ]
+        out["seconds"] = seconds
+        out["interrupted"] = interrupted
+        console.print_json(json.dumps(out))
+        return 130 if interrupted else 0
+    unit = ui_for(game.name).unit
+    kind = "duplicate " if duplicate else ""
+    title = f"{game.name} · {n} players · {len(values):,} {kind}deals"
+    table = Table(title=title, box=box.ROUNDED, title_style="bold")
+    table.add_column("entry", justify="right", style="bold")
+    table.add_column("bot")
+    table.add_column(f"mean return{f' ({unit})' if unit else ''}", justify="right")
+    table.add_column("± 95%", justify="right", style="dim")
+    for e, spec in enumerate(specs):
+        mean, half = float(res.mean[e]), float(res.ci95[e])
+        style = "green" if mean - half > 0 else ("red" if mean + half < 0 else "")
+        table.add_row(str(e), spec, Text(f"{mean:+.3f}", style=style), f"{half:.3f}")
+    console.print(table)
+    if pairs:
+        diffs = Table(title="differences (paired over the same deals)", box=box.SIMPLE_HEAD)
+        diffs.add_column("entries")
+        diffs.add_column(f"mean difference{f' ({unit})' if unit else ''}", justify="right")
+        diffs.add_column("95% interval", justify="center")
+        for a, b in pairs:
+            m, c = res.difference(a, b)
+            style = "green" if m - c > 0 else ("red" if m + c < 0 else "")
+            diffs.add_row(
+                f"{a} {specs[a]} − {b} {specs[b]}",
+                Text(f"{m:+.3f}", style=style),
+                Text(f"[{m - c:+.3f}, {m + c:+.3f}]", style=style),
+            )
+        console.print(diffs)
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="dim")
+    summary.add_column(justify="right", style="bold")
+    summary.add_row("seeds", f"{seed} … {seed + len(values) - 1}")
+    summary.add_row("games", f"{res.games:,}")
+    summary.add_row("threads", str(args.threads))
+    summary.add_row("wall time", f"{seconds:,.2f} s")
+    summary.add_row("games/s", f"{res.games / max(seconds, 1e-9):,.1f}")
+    summary.add_row("actions/s", f"{actions / max(seconds, 1e-9):,.0f}")
+    console.print(summary)
+    if interrupted:
+        console.print(Text(f"interrupted: {len(values)} of {deals} deals played", style="red"))
+        return 130
+    return 0
+
+
+def _arena_pairs(specs: list[str]) -> list[tuple[int, int]]:
+    """The entry pairs worth comparing: the first entry of each distinct spec, in order."""
+    firsts: list[int] = []
+    for e, spec in enumerate(specs):
+        if spec not in [specs[f] for f in firsts]:
+            firsts.append(e)
+    return [(a, b) for i, a in enumerate(firsts) for b in firsts[i + 1 :]]
+
+
+# --------------------------------------------------------------------------------------------
 # Entry point
 
 
@@ -632,7 +818,7 @@ def build_parser() -> argparse.ArgumentParser:
             )
     play = commands.add_parser(
         "play",
-        help="play a game against random bots",
+        help="play a game against bots (heuristic by default)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=moves,
     )
@@ -643,6 +829,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     play.add_argument("--seed", type=_seed, help="seed of the game and the bots")
+    play.add_argument(
+        "--bots",
+        nargs="+",
+        default=["heuristic"],
+        metavar="SPEC",
+        help="the opponents: one bot spec for all or one per opponent, e.g. "
+        "heuristic,ismcts:iterations=200 (default heuristic; see docs/bots.md)",
+    )
+
+    arena = commands.add_parser("arena", help="measure bots against each other on duplicate deals")
+    arena.add_argument("game", help="a game name (see 'tapete games')")
+    arena.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    arena.add_argument(
+        "--bots",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help="one bot spec per seat: random, heuristic, ismcts[:iterations=N,c=X,"
+        "rollout=random|heuristic,threads=T]",
+    )
+    arena.add_argument("--games", type=_positive, required=True, help="number of deals")
+    arena.add_argument(
+        "--players", type=int, help="number of players (games with a variable count only)"
+    )
+    arena.add_argument("--seed", type=_seed, default=0, help="first deal seed (default 0)")
+    arena.add_argument("--threads", type=_positive, default=1, help="native threads (default 1)")
+    arena.add_argument(
+        "--no-duplicate", action="store_true", help="play each deal once instead of from every seat"
+    )
+    arena.add_argument("--json", action="store_true", help="print machine-readable results")
 
     selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
     selfplay.add_argument("game", help="a game name (see 'tapete games')")
@@ -673,7 +889,7 @@ def main(argv: list[str] | None = None) -> int:
             args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
         except SystemExit as done:  # --help and --version
             return done.code if isinstance(done.code, int) else 0
-        if args.command in ("play", "selfplay"):
+        if args.command in ("play", "selfplay", "arena"):
             unknown = [item for item in extra if item.startswith("-")]
             args.options = [*args.options, *(item for item in extra if not item.startswith("-"))]
         else:
@@ -686,6 +902,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_games(console)
         if args.command == "play":
             return cmd_play(args, console)
+        if args.command == "arena":
+            return cmd_arena(args, console)
         return cmd_selfplay(args, console)
     except CliError as error:
         errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
