@@ -438,6 +438,29 @@ struct HandRecord {
 const NO_CARD: u8 = u8::MAX;
 const PLAYS: usize = 48;
 
+/// Which bonuses (sweep, left, single suit, three or more) capturing `set` with `c` on `table`
+/// earns, before the `bonus_*` switches; `last_trail` is the card trailed on the turn before.
+fn earned_bonuses(
+    r: &Rules,
+    c: u8,
+    set: u64,
+    table: u64,
+    last_trail: u8,
+    last_play: bool,
+) -> [bool; 4] {
+    let left = last_trail != NO_CARD
+        && match r.left_bonus_mode {
+            LeftBonusMode::Any => set & bit(last_trail) != 0,
+            LeftBonusMode::RankMatch => set == bit(last_trail),
+        };
+    [
+        set == table && (r.sweep_on_last_play_counts || !last_play),
+        left,
+        ids(set).all(|t| suit_of(t) == suit_of(c)),
+        set.count_ones() >= 3,
+    ]
+}
+
 #[derive(Clone, PartialEq, Debug)]
 pub struct Cicera {
     rules: Rules,
@@ -551,17 +574,7 @@ impl Cicera {
         let (c, set, seat) = (self.pending, self.taken, self.to_play as usize);
         let r = self.rules;
         let last_play = self.plays_done as usize == PLAYS - 1;
-        let left = self.last_trail != NO_CARD
-            && match r.left_bonus_mode {
-                LeftBonusMode::Any => set & bit(self.last_trail) != 0,
-                LeftBonusMode::RankMatch => set == bit(self.last_trail),
-            };
-        let earned = [
-            set == self.table && (r.sweep_on_last_play_counts || !last_play),
-            left,
-            ids(set).all(|t| suit_of(t) == suit_of(c)),
-            set.count_ones() >= 3,
-        ];
+        let earned = earned_bonuses(&r, c, set, self.table, self.last_trail, last_play);
         self.bonus[team(seat)] += (0..4).filter(|&i| r.bonus[i] && earned[i]).count() as i32;
         self.table &= !set;
         self.piles[team(seat)] |= set | bit(c);
@@ -680,6 +693,309 @@ impl Cicera {
 
     fn play_seat(&self, i: usize) -> usize {
         (self.eldest() as usize + i) % 4
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The heuristic bot (docs/rules/cicera.md, "The heuristic bot"). A move is a whole turn (a
+// trail, or one capture set); its score is what it takes minus (weighted) what it leaves the
+// next player, always an opponent. Only the bot's own hand and public cards are used: the
+// unseen cards are those in no pile, not on the table and not in its hand.
+
+/// Worth of a card towards the cards majority while the majority is open.
+const CARD_WORTH: f64 = 0.12;
+/// Worth of a spade towards the spades majority (per point of it) while it is open.
+const SPADE_WORTH: f64 = 0.15;
+/// Worth of the A, 2 or 3 of spades while the napola is open to a team (all three are needed).
+const NAPOLA_KEY_WORTH: f64 = 1.0;
+/// Worth of a higher spade while a team's run from the ace could still reach it.
+const RUN_WORTH: f64 = 0.2;
+/// Share of a trailed card's worth counted as lost to the turns after the next one.
+const TRAIL_RISK: f64 = 0.3;
+/// Weight of what the next player may take against what the move takes: measured in self-play,
+/// not leaving him captures matters far more than a slightly better capture (1 plays clearly
+/// worse, 4 to 10 about the same).
+const THREAT_WEIGHT: f64 = 4.0;
+
+const ALL_CARDS: u64 = (1 << 52) - 1;
+/// The A, 2 and 3 of spades.
+const NAPOLA_KEYS: u64 = 0b111;
+
+/// The napola of a pile (0 unless it holds the A, 2 and 3 of spades).
+fn napola_of(pile: u64, courts_extend: bool) -> f64 {
+    let run = (!(pile & SPADES))
+        .trailing_zeros()
+        .min(if courts_extend { 13 } else { 10 });
+    if run >= 3 {
+        f64::from(run)
+    } else {
+        0.0
+    }
+}
+
+/// What the bot knows when it chooses, precomputed once per decision.
+struct Outlook {
+    /// What each card is worth to my team if it takes it, and to theirs if they do.
+    mine: [f64; 52],
+    theirs: [f64; 52],
+    /// The cards the bot has not seen: the other hands and the stock.
+    unseen: u64,
+    /// Chance that the next player holds at least one of `k` unseen cards (k = 0 … 4).
+    holds: [f64; 5],
+    me: usize,
+    /// My move is the last of the hand / the next player's move is.
+    last_move: bool,
+    next_last: bool,
+}
+
+impl Outlook {
+    fn mine(&self, set: u64) -> f64 {
+        ids(set).map(|x| self.mine[x as usize]).sum()
+    }
+
+    fn theirs(&self, set: u64) -> f64 {
+        ids(set).map(|x| self.theirs[x as usize]).sum()
+    }
+}
+
+impl Cicera {
+    /// What card `x` adds to the team whose pile is `mine`, against the pile `theirs`.
+    fn worth_to(&self, x: u8, mine: u64, theirs: u64) -> f64 {
+        let s = self.rules.scoring;
+        let mut w = 0.0;
+        if mine.count_ones() <= 26 && theirs.count_ones() <= 26 {
+            w += CARD_WORTH;
+        }
+        if suit_of(x) == 0 {
+            if (mine & SPADES).count_ones() <= 6 && (theirs & SPADES).count_ones() <= 6 {
+                w += SPADE_WORTH * f64::from(s.spades_majority_points);
+            }
+            // The napola is closed to a team once the other holds one of its three keys.
+            if theirs & NAPOLA_KEYS == 0 {
+                let ext = s.napola_courts_extend;
+                let gain = napola_of(mine | bit(x), ext) - napola_of(mine, ext);
+                w += if gain > 0.0 {
+                    gain
+                } else if rank_of(x) < 3 {
+                    NAPOLA_KEY_WORTH
+                } else if theirs & SPADES & (bit(x) - 1) == 0 && (ext || rank_of(x) < 10) {
+                    RUN_WORTH
+                } else {
+                    0.0
+                };
+            }
+        }
+        if matches!(x, TWO_OF_SPADES | TEN_OF_DIAMONDS | JACK_OF_HEARTS) {
+            w += 1.0;
+        }
+        w
+    }
+
+    fn outlook(&self) -> Outlook {
+        let me = self.to_play as usize;
+        // Worth to the taker only: adding what the other team misses played no better.
+        let (ours, other) = (self.piles[team(me)], self.piles[1 - team(me)]);
+        let mine = std::array::from_fn(|x| self.worth_to(x as u8, ours, other));
+        let theirs = std::array::from_fn(|x| self.worth_to(x as u8, other, ours));
+        let mut known = self.hands[me] | self.table | self.piles[0] | self.piles[1];
+        if self.pending != NO_CARD {
+            known |= bit(self.pending);
+        }
+        let unseen = ALL_CARDS & !known;
+        // Hand sizes (public) once my card has left my hand.
+        let mut sizes = self.hands.map(|h| h.count_ones());
+        if self.phase == Phase::Play {
+            sizes[me] -= 1;
+        }
+        let in_hands: u32 = sizes.iter().sum();
+        let stock = 52 - u32::from(self.dealt_upto);
+        let next = (me + 1) % SEATS;
+        let next_cards = if in_hands == 0 {
+            u32::from(self.rules.packet)
+        } else {
+            sizes[next]
+        };
+        // His hand is a uniform draw from the unseen cards (all I know): the chance that it
+        // misses all k unseen cards of a rank.
+        let n = f64::from(unseen.count_ones());
+        let holds = std::array::from_fn(|k| {
+            let none: f64 = (0..next_cards)
+                .map(|i| {
+                    let left = n - f64::from(i);
+                    if left <= 0.0 {
+                        0.0
+                    } else {
+                        ((left - k as f64) / left).max(0.0)
+                    }
+                })
+                .product();
+            1.0 - none
+        });
+        Outlook {
+            mine,
+            theirs,
+            unseen,
+            holds,
+            me,
+            last_move: in_hands == 0 && stock == 0,
+            next_last: stock == 0 && in_hands == 1 && sizes[next] == 1,
+        }
+    }
+
+    /// The bonus points the rules give for capturing `set` with `c` on `table`.
+    fn bonus_points(&self, c: u8, set: u64, table: u64, last_trail: u8, last_play: bool) -> f64 {
+        let e = earned_bonuses(&self.rules, c, set, table, last_trail, last_play);
+        (0..4).filter(|&i| self.rules.bonus[i] && e[i]).count() as f64
+    }
+
+    /// The team that would take the leftovers now, if any.
+    fn leftover_team(&self, capturer: u8) -> Option<usize> {
+        match capturer {
+            NO_CARD if self.rules.leftover_to_dealer => Some(team(self.dealer as usize)),
+            NO_CARD => None,
+            s => Some(team(s as usize)),
+        }
+    }
+
+    /// The score of playing `c` to capture `set` (0: a trail).
+    fn move_score(&self, o: &Outlook, c: u8, set: u64) -> f64 {
+        let last_play = self.plays_done as usize == PLAYS - 1;
+        let (after, trail, mut score) = if set == 0 {
+            let risk = if o.last_move {
+                0.0
+            } else {
+                TRAIL_RISK * o.mine[c as usize]
+            };
+            (self.table | bit(c), c, -risk)
+        } else {
+            let bonus = self.bonus_points(c, set, self.table, self.last_trail, last_play);
+            (self.table & !set, NO_CARD, o.mine(set | bit(c)) + bonus)
+        };
+        let capturer = if set != 0 {
+            o.me as u8
+        } else {
+            self.last_capturer
+        };
+        let holder = self.leftover_team(capturer);
+        if o.last_move {
+            // The table goes to the last capturer's team.
+            score += match holder {
+                Some(t) if t == team(o.me) => o.mine(after),
+                Some(_) => -o.theirs(after),
+                None => 0.0,
+            };
+        } else {
+            score -= THREAT_WEIGHT * self.threat(o, after, trail, holder);
+        }
+        score
+    }
+
+    /// The expected best capture of the next player (an opponent) on `table`, by the ranks he
+    /// may hold among the unseen cards. `holder`: who takes the leftovers if he does not capture.
+    fn threat(&self, o: &Outlook, table: u64, last_trail: u8, holder: Option<usize>) -> f64 {
+        let them = 1 - team(o.me);
+        let last_play = self.plays_done as usize + 1 == PLAYS - 1;
+        let r = &self.rules;
+        let mut threats: Vec<(f64, f64)> = Vec::with_capacity(13);
+        for rank in 0..13u8 {
+            let held = o.unseen & rank_mask(rank);
+            if held == 0 {
+                continue;
+            }
+            // Any card of the rank stands for his (captures depend on the rank only).
+            let mut best = 0.0f64;
+            for set in captures(table, rank, r.force_single_match) {
+                let e = earned_bonuses(r, rank, set, table, last_trail, last_play);
+                // On the last play of the hand a capture also takes the leftovers.
+                let mut v = if !o.next_last {
+                    o.theirs(set)
+                } else if holder == Some(them) {
+                    0.0
+                } else {
+                    o.theirs(table)
+                };
+                v += [0, 1, 3].iter().filter(|&&i| r.bonus[i] && e[i]).count() as f64;
+                // Single suit: only if his card is of the set's suit.
+                let suit = suit_of(set.trailing_zeros() as u8);
+                if r.bonus[2]
+                    && set.count_ones() >= 2
+                    && ids(set).all(|t| suit_of(t) == suit)
+                    && held & bit(13 * suit + rank) != 0
+                {
+                    v += 1.0 / f64::from(held.count_ones());
+                }
+                best = best.max(v);
+            }
+            if best > 0.0 {
+                threats.push((best, o.holds[held.count_ones() as usize]));
+            }
+        }
+        // He plays his best capture: the expected maximum, taking the ranks as independent.
+        threats.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut miss = 1.0;
+        let mut expected = 0.0;
+        for (v, p) in threats {
+            expected += miss * p * v;
+            miss *= 1.0 - p;
+        }
+        expected
+    }
+
+    /// The heuristic's choice: every whole move reachable from `legal` is scored, the best
+    /// played (its first action, or its next `take` while a capture is being built).
+    fn heuristic_choice(&self, legal: &[Action], rng: &mut Rng) -> Action {
+        let o = self.outlook();
+        let mut scored: Vec<(Action, f64)> = Vec::with_capacity(legal.len());
+        match self.phase {
+            Phase::Play => {
+                for &a in legal {
+                    let score = match a {
+                        Action::Play(c) => self.move_score(&o, c, 0),
+                        Action::Capture(c) => {
+                            captures(self.table, c, self.rules.force_single_match)
+                                .into_iter()
+                                .map(|set| self.move_score(&o, c, set))
+                                .fold(f64::NEG_INFINITY, f64::max)
+                        }
+                        Action::Take(_) => continue,
+                    };
+                    scored.push((a, score));
+                }
+            }
+            Phase::Capture => {
+                // The sets still open given the cards taken so far (taken in ascending order).
+                let c = self.pending;
+                let taken = self.taken;
+                let floor = if taken == 0 {
+                    0
+                } else {
+                    64 - taken.leading_zeros()
+                };
+                for set in captures(self.table, c, self.rules.force_single_match) {
+                    let rest = set & !taken;
+                    if set & taken != taken || rest == 0 || rest.trailing_zeros() < floor {
+                        continue;
+                    }
+                    let a = Action::Take(rest.trailing_zeros() as u8);
+                    if legal.contains(&a) {
+                        scored.push((a, self.move_score(&o, c, set)));
+                    }
+                }
+            }
+            Phase::Over => {}
+        }
+        let best = scored.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
+        let mut ties: Vec<Action> = Vec::new();
+        for &(a, score) in &scored {
+            if score >= best - 1e-9 && !ties.contains(&a) {
+                ties.push(a);
+            }
+        }
+        match ties.len() {
+            0 => legal[rng.below(legal.len() as u64) as usize],
+            1 => ties[0],
+            n => ties[rng.below(n as u64) as usize],
+        }
     }
 }
 
@@ -1102,6 +1418,10 @@ impl Game for Cicera {
         Some(format!("seat {}: {action}", self.to_play))
     }
 
+    fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
+        self.heuristic_choice(legal, rng)
+    }
+
     fn resample_deal(
         start: &Self,
         actions: &[Action],
@@ -1186,6 +1506,115 @@ mod tests {
         let p = score_piles([a, !a & ((1 << 52) - 1)], Scoring::default());
         assert_eq!(p.total(), [10, 1]);
         assert_eq!(p.napola, [5, 0]);
+    }
+
+    fn config(extra: Value) -> Config {
+        let mut c: Config = serde_json::from_value(extra).unwrap();
+        Cicera::check_config(&mut c).unwrap();
+        c
+    }
+
+    /// One game from `seed`: the heuristic plays both seats of team `heuristic`, random the
+    /// other two. The heuristic team's return.
+    fn heuristic_game(config: &Config, seed: u64, heuristic: usize) -> f64 {
+        let mut g = Cicera::new(config, Rng::new(seed));
+        let mut bots = Rng::new(seed ^ 0x5DEE_CE66_D1CE_CAFE);
+        let mut legal = Vec::new();
+        while let Some(p) = g.current_player() {
+            legal.clear();
+            g.legal_actions(&mut legal);
+            let a = if team(p) == heuristic {
+                g.heuristic_action(&legal, &mut bots)
+            } else {
+                legal[bots.below(legal.len() as u64) as usize]
+            };
+            g.apply_unchecked(a);
+        }
+        let mut out = [0.0; SEATS];
+        g.returns(&mut out);
+        out[heuristic]
+    }
+
+    /// Duplicate play over `seeds`: each seed's deal played with the heuristic as team 0, then
+    /// as team 1. The mean of the per-seed means and its 95% half-width.
+    fn duplicate(config: &Config, seeds: std::ops::Range<u64>) -> (f64, f64) {
+        let means: Vec<f64> = seeds
+            .map(|s| (heuristic_game(config, s, 0) + heuristic_game(config, s, 1)) / 2.0)
+            .collect();
+        let n = means.len() as f64;
+        let mean = means.iter().sum::<f64>() / n;
+        let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, 1.96 * (var / n).sqrt())
+    }
+
+    #[test]
+    fn heuristic_is_legal_deterministic_and_blind() {
+        let configs = [
+            json!({"game_mode": "single_hand"}),
+            json!({"game_mode": "single_hand", "packet_size": 4, "force_single_match": true,
+                   "left_bonus_mode": "rank_match", "deal_style": "packets"}),
+            json!({"game_mode": "single_hand", "capture_compulsory": true,
+                   "leftover_if_no_capture": "dealer_team", "napola_courts_extend": false,
+                   "sweep_on_last_play_counts": false, "bonus_left": false}),
+        ];
+        for (i, extra) in configs.into_iter().enumerate() {
+            let cfg = config(extra);
+            for seed in 0..20u64 {
+                let mut g = Cicera::new(&cfg, Rng::new(seed));
+                let mut bots = Rng::new(seed + 1000 * i as u64);
+                let mut legal = Vec::new();
+                while g.current_player().is_some() {
+                    legal.clear();
+                    g.legal_actions(&mut legal);
+                    let r = bots;
+                    let a = g.heuristic_action(&legal, &mut r.clone());
+                    assert!(legal.contains(&a), "{a} not legal in\n{}", g.render(None));
+                    assert_eq!(g.heuristic_action(&legal, &mut r.clone()), a);
+                    // The other hands dealt again among the other seats: the same choice.
+                    let me = g.to_play as usize;
+                    let mut other = g.clone();
+                    let mut cards: Vec<u8> = (0..SEATS)
+                        .filter(|&q| q != me)
+                        .flat_map(|q| ids(g.hands[q]))
+                        .collect();
+                    bots.clone().shuffle(&mut cards);
+                    for q in (0..SEATS).filter(|&q| q != me) {
+                        let n = g.hands[q].count_ones() as usize;
+                        other.hands[q] = cards.drain(..n).fold(0, |m, c| m | bit(c));
+                    }
+                    assert_eq!(other.heuristic_action(&legal, &mut r.clone()), a);
+                    // Half the moves random, so that odd positions are visited too.
+                    let a = if bots.below(2) == 0 {
+                        a
+                    } else {
+                        legal[bots.below(legal.len() as u64) as usize]
+                    };
+                    g.apply(a).unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn heuristic_beats_random_quickly() {
+        let (mean, half) = duplicate(&config(json!({"game_mode": "single_hand"})), 0..100);
+        println!("cicera heuristic vs random, 200 single hands: {mean:.2} ± {half:.2}");
+        assert!(mean > 0.0);
+    }
+
+    #[test]
+    #[ignore]
+    fn heuristic_beats_random() {
+        let (mean, half) = duplicate(&config(json!({"game_mode": "single_hand"})), 0..2000);
+        println!(
+            "cicera heuristic vs random, single hands, 2000 deals x 2 seatings: {mean:.3} ± {half:.3}"
+        );
+        assert!(mean - half > 0.0);
+        let (mean, half) = duplicate(&config(json!({})), 0..500);
+        println!(
+            "cicera heuristic vs random, matches, 500 deals x 2 seatings: {mean:.3} ± {half:.3}"
+        );
+        assert!(mean - half > 0.0);
     }
 
     #[test]
