@@ -1623,6 +1623,321 @@ impl Game for SpoilFive {
         }
         Some((deck, out))
     }
+
+    /// The rule-of-thumb player: docs/rules/spoil_five.md, "The heuristic bot".
+    fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
+        heuristic::choose(self, legal, rng)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rule-of-thumb player (docs/rules/spoil_five.md, "The heuristic bot"). It reads only what
+// the seat to act may know: its own hand and put-out card, the cards played, the turn-up and
+// where it lies, who robbed, the public hand sizes, the tricks won, the pool and the stakes.
+
+mod heuristic {
+    use super::*;
+
+    /// What taking the trick now is worth, against 1 for keeping a card sure to take one
+    /// later. An ordinary trick is worth a little less, so the top trumps are kept for the
+    /// tricks that matter and the lead is the weakest card (measured better against random
+    /// seats than leading strong or spending sure winners at once) ...
+    const ORDINARY: f64 = 0.8;
+    /// ... and a trick that decides the pool (the side's third, an opponent's third denied,
+    /// any trick of a jink) much more, so it is fought for with the best chance.
+    const DECISIVE: f64 = 3.0;
+
+    const ALL: u64 = (1 << 52) - 1;
+
+    /// A card's raw strength, for ties: every trump above every plain card.
+    fn strength(c: u8, t: u8) -> u32 {
+        if is_trump(c, t) {
+            100 + u32::from(TRUMP_STRENGTH[t as usize][c as usize])
+        } else {
+            u32::from(PLAIN_STRENGTH[c as usize])
+        }
+    }
+
+    /// The cards that beat `best` in a trick led in (effective) suit `led`.
+    fn beaters(t: u8, led: u8, best: u8) -> u64 {
+        let trumps = trump_mask(t);
+        if is_trump(best, t) {
+            let s = &TRUMP_STRENGTH[t as usize];
+            ids(trumps)
+                .filter(|&c| s[c as usize] > s[best as usize])
+                .fold(0, |m, c| m | bit(c))
+        } else if suit_of(best) != led {
+            // Not asked for (`best` is always a trick's winning card): an off-suit card loses.
+            ALL
+        } else {
+            ids(suit_mask(led) & !trumps)
+                .filter(|&c| PLAIN_STRENGTH[c as usize] > PLAIN_STRENGTH[best as usize])
+                .fold(trumps, |m, c| m | bit(c))
+        }
+    }
+
+    /// Where the seat to act knows the cards to be.
+    struct Seen<'a> {
+        g: &'a SpoilFive,
+        me: usize,
+        t: u8,
+        hand: u64,
+        /// Cards that may be in another seat's hand (or in the stock, or put out unseen).
+        unknown: u64,
+        /// Per seat: how many of its cards are unknown ...
+        slots: [u32; MAX_PLAYERS],
+        /// ... and the card known to be in it (the turn-up a robber took or the dealer will
+        /// take), or `NO_CARD`.
+        known: [u8; MAX_PLAYERS],
+    }
+
+    impl<'a> Seen<'a> {
+        fn new(g: &'a SpoilFive) -> Self {
+            let me = g.to_play as usize;
+            let n = g.n();
+            let hand = g.hands[me];
+            let mut gone = hand | bit(g.turn_up);
+            for k in 0..g.tricks_done as usize {
+                gone |= g.trick_cards[k][..n].iter().fold(0, |m, &c| m | bit(c));
+            }
+            gone |= g.trick[..g.trick_len as usize]
+                .iter()
+                .fold(0, |m, &c| m | bit(c));
+            if g.put_out[me] != NO_CARD {
+                gone |= bit(g.put_out[me]);
+            }
+            // Under the enforced rule the holder of the ace of trumps robs when asked, in
+            // public: once every chance has passed without a rob, the ace is in the stock.
+            let ace = g.ace_of_trumps();
+            if g.rules.rob_policy == RobPolicy::Enforced && g.robber.is_none() && ace != g.turn_up {
+                let passed = match g.rules.rob_timing {
+                    RobTiming::AtTurn => g.tricks_done > 0,
+                    RobTiming::BeforeFirstLead => g.phase != Phase::Rob,
+                };
+                if passed {
+                    gone |= bit(ace);
+                }
+            }
+            let mut slots = [0u32; MAX_PLAYERS];
+            let mut known = [NO_CARD; MAX_PLAYERS];
+            for q in (0..n).filter(|&q| q != me) {
+                // The number of cards a seat holds is public (`hand_sizes`).
+                slots[q] = g.hands[q].count_ones();
+            }
+            match (g.turn_up_at, g.robber) {
+                (TurnUp::Dealer, _) if g.dealer as usize != me => {
+                    known[g.dealer as usize] = g.turn_up;
+                }
+                (TurnUp::Hand, Some(r)) if r as usize != me => {
+                    known[r as usize] = g.turn_up;
+                    slots[r as usize] -= 1;
+                }
+                _ => {}
+            }
+            Seen {
+                g,
+                me,
+                t: g.trump,
+                hand,
+                unknown: ALL & !gone,
+                slots,
+                known,
+            }
+        }
+
+        fn team(&self, q: usize) -> u8 {
+            self.g.rules.team_of[q]
+        }
+
+        fn opponents(&self) -> impl Iterator<Item = usize> + '_ {
+            let mine = self.team(self.me);
+            (0..self.g.n()).filter(move |&q| self.team(q) != mine)
+        }
+
+        /// The chance that none of `seats` holds a card of `cards`: nil if one is known to be
+        /// there, else as if their unknown cards were dealt at random from the unknown ones.
+        fn none_holds(&self, cards: u64, seats: impl Iterator<Item = usize>) -> f64 {
+            let mut h = 0i64;
+            for q in seats {
+                if self.known[q] != NO_CARD && cards & bit(self.known[q]) != 0 {
+                    return 0.0;
+                }
+                h += i64::from(self.slots[q]);
+            }
+            let u = i64::from(self.unknown.count_ones());
+            let k = i64::from((cards & self.unknown).count_ones());
+            let mut p = 1.0;
+            for i in 0..h {
+                if u - k - i <= 0 {
+                    return 0.0;
+                }
+                p *= (u - k - i) as f64 / (u - i) as f64;
+            }
+            p
+        }
+
+        /// The chance that `c`, led now, wins the trick: no opponent holds a better card.
+        fn lead_win(&self, c: u8) -> f64 {
+            self.none_holds(
+                beaters(self.t, effective_suit(c, self.t), c),
+                self.opponents(),
+            )
+        }
+
+        /// The chance that the seat's side takes the current trick if it plays `c` to it.
+        fn side_wins(&self, c: u8) -> f64 {
+            let g = self.g;
+            let n = g.n();
+            let len = g.trick_len as usize;
+            if len == 0 {
+                return self.lead_win(c);
+            }
+            let mut cards = [0u8; MAX_PLAYERS];
+            cards[..len].copy_from_slice(&g.trick[..len]);
+            cards[len] = c;
+            let w = trick_winner(self.t, &cards[..=len]);
+            let winner = (g.leader as usize + w) % n;
+            if self.team(winner) != self.team(self.me) {
+                return 0.0;
+            }
+            // Partners who play later only help; the opponents who play later must not beat it.
+            let mine = self.team(self.me);
+            let later = (len + 1..n)
+                .map(|i| (g.leader as usize + i) % n)
+                .filter(|&q| self.team(q) != mine);
+            self.none_holds(
+                beaters(self.t, effective_suit(cards[0], self.t), cards[w]),
+                later,
+            )
+        }
+
+        /// What this trick is worth to the seat's side: its third trick (or a trick of a jink)
+        /// decides the pool, and so does a trick an opposing side on two tricks may still take
+        /// (spoil it); any other trick is ordinary.
+        fn worth(&self) -> f64 {
+            let g = self.g;
+            let n = g.n();
+            let mine = self.team(self.me);
+            if g.jinker.is_some() || g.team_tricks[mine as usize] == 2 {
+                return DECISIVE;
+            }
+            let len = g.trick_len as usize;
+            let danger =
+                |q: usize| self.team(q) != mine && g.team_tricks[self.team(q) as usize] == 2;
+            let at_stake = if len == 0 {
+                (0..n).any(danger)
+            } else {
+                // Opponents still to play, or the one winning the trick so far.
+                let winning = (g.leader as usize + trick_winner(self.t, &g.trick[..len])) % n;
+                danger(winning) || (len + 1..n).any(|i| danger((g.leader as usize + i) % n))
+            };
+            if at_stake {
+                DECISIVE
+            } else {
+                ORDINARY
+            }
+        }
+    }
+
+    /// Picks among `cands` the one with the greatest `key`, then the weakest card, then at
+    /// random.
+    fn pick(cands: &[u8], t: u8, rng: &mut Rng, key: impl Fn(u8) -> f64) -> u8 {
+        let scored: Vec<(f64, u32, u8)> =
+            cands.iter().map(|&c| (key(c), strength(c, t), c)).collect();
+        let best = scored.iter().map(|&(k, s, _)| (k, s)).fold(
+            (f64::NEG_INFINITY, u32::MAX),
+            |(bk, bs), (k, s)| {
+                if k > bk || (k == bk && s < bs) {
+                    (k, s)
+                } else {
+                    (bk, bs)
+                }
+            },
+        );
+        let ties: Vec<u8> = scored
+            .iter()
+            .filter(|&&(k, s, _)| (k, s) == best)
+            .map(|&(_, _, c)| c)
+            .collect();
+        ties[rng.below(ties.len() as u64) as usize]
+    }
+
+    pub(super) fn choose(g: &SpoilFive, legal: &[Action], rng: &mut Rng) -> Action {
+        let seen = Seen::new(g);
+        match g.phase {
+            Phase::DealerRob | Phase::Rob => rob(&seen, legal, rng),
+            Phase::Jink => jink(&seen),
+            Phase::Play => {
+                let cards: Vec<u8> = legal
+                    .iter()
+                    .filter_map(|a| match *a {
+                        Action::Play(c) => Some(c),
+                        _ => None,
+                    })
+                    .collect();
+                Action::Play(play(&seen, &cards, rng))
+            }
+            Phase::Over => legal[0],
+        }
+    }
+
+    /// Rob whenever allowed: the turn-up is a trump (the dealer's, the ace), worth more than the
+    /// weakest card, which is the one put out. Only under the optional rule, where declining
+    /// costs nothing, decline if the turn-up would itself be the weakest card.
+    fn rob(seen: &Seen, legal: &[Action], rng: &mut Rng) -> Action {
+        let t = seen.t;
+        let hand: Vec<u8> = ids(seen.hand).collect();
+        // The weakest card: the least likely to win a trick, then the lowest.
+        let out = pick(&hand, t, rng, |c| -seen.lead_win(c));
+        let turn_up = seen.g.turn_up;
+        let worse =
+            |a: u8, b: u8| (seen.lead_win(a), strength(a, t)) < (seen.lead_win(b), strength(b, t));
+        if legal.contains(&Action::Decline)
+            && seen.g.rules.rob_policy == RobPolicy::Optional
+            && worse(turn_up, out)
+        {
+            return Action::Decline;
+        }
+        Action::Rob(out)
+    }
+
+    /// Jink only when the two cards left are likely to take both tricks: the pool and the jink
+    /// payments, times the chance that no opponent holds a card beating either, must beat the
+    /// pool taken now.
+    fn jink(seen: &Seen) -> Action {
+        let g = seen.g;
+        let t = seen.t;
+        let threat = ids(seen.hand).fold(0, |m, c| m | beaters(t, effective_suit(c, t), c));
+        let p = seen.none_holds(threat & !seen.hand, seen.opponents());
+        let me = seen.me;
+        let stakes: i64 = seen
+            .opponents()
+            .map(|q| match g.rules.jink_payment {
+                JinkPayment::PayerStake => g.ante(q, true),
+                JinkPayment::JinkerStake => g.ante(me, true),
+            })
+            .sum();
+        let pool = g.pool as f64;
+        if p * (pool + stakes as f64) > pool {
+            Action::Jink
+        } else {
+            Action::Stand
+        }
+    }
+
+    /// Every card is scored by the chance that it takes the trick for the side, times what the
+    /// trick is worth, less what the card is worth kept (its chance to take a trick when led).
+    /// Following, that plays the cheapest card likely to win (or, last to play, the lowest that
+    /// wins), keeps the top trumps unless the trick decides the pool, reneges on a trump lead
+    /// (keeps a privileged trump back) rather than waste it, and throws the least useful card
+    /// when nothing can win. Leading
+    /// an ordinary trick it plays the weakest card; a deciding one, the likeliest winner.
+    fn play(seen: &Seen, cards: &[u8], rng: &mut Rng) -> u8 {
+        let v = seen.worth();
+        pick(cards, seen.t, rng, |c| {
+            v * seen.side_wins(c) - seen.lead_win(c)
+        })
+    }
 }
 
 #[cfg(test)]
@@ -1716,6 +2031,129 @@ mod tests {
             "play AH AH",
         ] {
             assert!(Action::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    // The heuristic bot.
+
+    fn config(extra: Value) -> Config {
+        let mut c: Config = serde_json::from_value(extra).unwrap();
+        SpoilFive::check_config(&mut c).unwrap();
+        c
+    }
+
+    /// Seat `hero`'s return from match `seed` in which it plays the heuristic and every other
+    /// seat plays uniformly at random.
+    fn match_return(c: &Config, seed: u64, hero: usize) -> f64 {
+        let mut g = SpoilFive::new(c, Rng::new(seed));
+        let mut random = Rng::new(!seed);
+        let mut mine = Rng::new(seed ^ 0x5EED_5EED);
+        let mut legal = Vec::with_capacity(16);
+        while let Some(p) = g.current_player() {
+            legal.clear();
+            g.legal_actions(&mut legal);
+            let a = if p == hero {
+                g.heuristic_action(&legal, &mut mine)
+            } else {
+                legal[random.below(legal.len() as u64) as usize]
+            };
+            g.apply_unchecked(a);
+        }
+        let mut out = vec![0.0; c.players as usize];
+        g.returns(&mut out);
+        out[hero]
+    }
+
+    /// Duplicate play against random seats: every seed is played once with the heuristic in
+    /// each seat; its mean return over the seats, per seed.
+    fn per_seed(c: &Config, games: u64) -> Vec<f64> {
+        let n = c.players as usize;
+        (0..games)
+            .map(|seed| (0..n).map(|h| match_return(c, seed, h)).sum::<f64>() / n as f64)
+            .collect()
+    }
+
+    /// The heuristic's mean return per match against random seats, and the half-width of its
+    /// 95% interval (1.96 standard errors of the per-seed means).
+    fn versus_random(c: &Config, games: u64) -> (f64, f64) {
+        let x = per_seed(c, games);
+        let k = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / k;
+        let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1.0);
+        (mean, 1.96 * (var / k).sqrt())
+    }
+
+    #[test]
+    fn heuristic_is_legal_deterministic_and_blind_to_hidden_cards() {
+        use crate::dynamic::Tracked;
+        use std::sync::Arc;
+        let configs = [
+            json!({}),
+            json!({"players": 3, "rob_policy": "optional", "rob_timing": "before_first_lead"}),
+            json!({"players": 5, "rob_policy": "penalty", "jinking": true}),
+            json!({"players": 4, "partnerships": [[0, 2], [1, 3]], "renege_reference": "highest_trump_so_far"}),
+            json!({"players": 2, "deal_batches": [3, 2], "jink_payment": "jinker_stake"}),
+        ];
+        let mut legal = Vec::new();
+        let mut decisions = 0;
+        for extra in configs {
+            let c = Arc::new(config(extra));
+            for seed in 0..20u64 {
+                let mut t = Tracked::<SpoilFive>::new(c.clone(), seed, Vec::new());
+                let mut random = Rng::new(seed + 1000);
+                let mut step = 0u64;
+                while let Some(p) = t.state().current_player() {
+                    legal.clear();
+                    t.state().legal_actions(&mut legal);
+                    let rng = Rng::new(seed * 7919 + step);
+                    let a = t.state().heuristic_action(&legal, &mut rng.clone());
+                    assert!(legal.contains(&a), "{a} not legal in {:?}", legal);
+                    assert_eq!(t.state().heuristic_action(&legal, &mut rng.clone()), a);
+                    // Another deal the seat cannot tell from this one: the same choice.
+                    if step % 3 == 0 {
+                        let other = t.resample(p, seed ^ step);
+                        assert_eq!(other.state().heuristic_action(&legal, &mut rng.clone()), a);
+                    }
+                    decisions += 1;
+                    // Seat 0 plays the heuristic, the others at random.
+                    let a = if p == 0 {
+                        a
+                    } else {
+                        legal[random.below(legal.len() as u64) as usize]
+                    };
+                    t.apply(a).unwrap();
+                    step += 1;
+                }
+            }
+        }
+        assert!(decisions > 1000);
+    }
+
+    #[test]
+    fn heuristic_beats_random_quick() {
+        let (mean, ci) = versus_random(&config(json!({})), 200);
+        println!("spoil_five heuristic vs random, 4 players, 200 games: {mean:+.3} ± {ci:.3}");
+        assert!(mean > 0.0);
+    }
+
+    #[test]
+    #[ignore]
+    fn heuristic_beats_random() {
+        let games = 2000;
+        for extra in [
+            json!({}),
+            json!({"players": 3}),
+            json!({"players": 5}),
+            json!({"rob_timing": "before_first_lead", "jinking": true}),
+        ] {
+            let (mean, ci) = versus_random(&config(extra.clone()), games);
+            println!(
+                "spoil_five heuristic vs random, {extra}, {games} games: {mean:+.3} ± {ci:.3} \
+                 [{:+.3}, {:+.3}]",
+                mean - ci,
+                mean + ci
+            );
+            assert!(mean - ci > 0.0, "{extra}");
         }
     }
 }
