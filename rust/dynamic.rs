@@ -10,10 +10,10 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-/// How many proposals `resample_from_infostate` tries before it gives up and keeps the hidden
-/// cards as they are. Every game's proposals are accepted far more often than once in this many
-/// (docs/engine.md gives the measured rates), so this is a guard against an endless loop only.
-const RESAMPLE_ATTEMPTS: usize = 10_000;
+/// How many times `resample_from_infostate` asks the game for a proposal before it gives up and
+/// keeps the hidden cards as they are: a bound on the work at the rare positions where almost no
+/// proposal fits (docs/engine.md says where that is seen).
+const RESAMPLE_ATTEMPTS: usize = 1_000;
 
 /// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
 /// action history, the state when the current deal started and the returns before the last action.

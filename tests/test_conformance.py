@@ -82,7 +82,8 @@ def indistinguishable(state, sample, seat):
 def test_resampled_worlds_are_indistinguishable(impl, name, index):
     game = impl.load_game(name, **CONFIGS[name][index])
     n = game.num_players()
-    budget = 12 if impl.__name__ == "tapete.reference" else 60
+    # Cuajo's resample is slow at some late positions (docs/engine.md): fewer checks.
+    budget = 12 if impl.__name__ == "tapete.reference" or name == "cuajo" else 60
     rng = random.Random(f"{name}-{index}")
     checked = 0
     for seed in range(4):
