@@ -65,7 +65,8 @@ pub struct Settings {
     pub autoreset: Autoreset,
 }
 
-/// Where `reset` and `step` write, zeroed by the caller: `observation` holds
+/// Where `reset` and `step` write every value (the buffers may hold anything before: each
+/// thread clears its own rows, which is faster than zeroing them all first): `observation` holds
 /// [`DynVectorEnv::observation_row`] floats per env, `legal_mask` one flag per distinct action,
 /// `rewards` one value per seat, the others one value per env.
 pub struct Out<'a> {
@@ -161,7 +162,16 @@ impl<G: Game> Shared<G> {
         }
     }
 
-    /// Writes env `j` of a block (its rewards are already written).
+    /// Clears env `j`'s rows of a block: no reward, not terminated, no mask, a zero tensor.
+    fn clear(&self, j: usize, out: &mut Out<'_>) {
+        let row = self.obs_row();
+        out.observation[j * row..(j + 1) * row].fill(0.0);
+        out.legal_mask[j * G::Action::COUNT..(j + 1) * G::Action::COUNT].fill(false);
+        out.rewards[j * self.seats..(j + 1) * self.seats].fill(0.0);
+        out.terminated[j] = false;
+    }
+
+    /// Writes env `j` of a block over its cleared rows (its rewards are already written).
     fn write(&self, slot: &Slot<G>, j: usize, out: &mut Out<'_>) {
         out.episode[j] = slot.episode as i64;
         let state = slot.game.state();
@@ -192,6 +202,7 @@ impl<G: Game> Shared<G> {
         let mut rewards = vec![0.0; self.seats];
         for (j, slot) in slots.iter_mut().enumerate() {
             let env = first + j;
+            self.clear(j, &mut out);
             if slot.legal.is_empty() {
                 // Over in an earlier step: next_step starts the next game, disabled stays put.
                 if self.autoreset == Autoreset::NextStep {
@@ -202,7 +213,10 @@ impl<G: Game> Shared<G> {
                     .expect("actions are checked before stepping");
                 slot.game.apply_legal(action);
                 slot.game.rewards_into(&mut rewards);
-                for (o, r) in out.rewards[j * self.seats..].iter_mut().zip(&rewards) {
+                for (o, r) in out.rewards[j * self.seats..(j + 1) * self.seats]
+                    .iter_mut()
+                    .zip(&rewards)
+                {
                     *o = *r as f32;
                 }
                 slot.legal.clear();
@@ -372,6 +386,7 @@ impl<G: Game> DynVectorEnv for VectorEnv<G> {
             (first..first + len).map(|i| shared.start(i, 0)).collect()
         });
         for (j, slot) in self.slots.iter().enumerate() {
+            self.shared.clear(j, &mut out);
             self.shared.write(slot, j, &mut out);
         }
     }

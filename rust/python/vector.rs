@@ -29,7 +29,7 @@ type BatchArrays<'py> = (
 );
 
 impl PyVectorEnv {
-    /// Fresh zeroed arrays, filled by `fill` without the GIL.
+    /// Fresh arrays, every value written by `fill` without the GIL.
     fn batch<'py>(
         &mut self,
         py: Python<'py>,
@@ -46,12 +46,14 @@ impl PyVectorEnv {
             Observe::Nothing => {}
         }
         let observation = (self.observe != Observe::Nothing)
-            .then(|| PyArray::<f32, _>::zeros(py, IxDyn(&dims), false));
-        let legal_mask = PyArray2::<bool>::zeros(py, [n, self.actions], false);
-        let current_player = PyArray1::<i32>::zeros(py, n, false);
-        let rewards = PyArray2::<f32>::zeros(py, [n, self.seats], false);
-        let terminated = PyArray1::<bool>::zeros(py, n, false);
-        let episode = PyArray1::<i64>::zeros(py, n, false);
+            .then(|| unsafe { PyArray::<f32, _>::new(py, IxDyn(&dims), false) });
+        // SAFETY (the `new` calls): uninitialised arrays, every element of which the env writes
+        // (`crate::batch::Out`) before they are returned.
+        let legal_mask = unsafe { PyArray2::<bool>::new(py, [n, self.actions], false) };
+        let current_player = unsafe { PyArray1::<i32>::new(py, n, false) };
+        let rewards = unsafe { PyArray2::<f32>::new(py, [n, self.seats], false) };
+        let terminated = unsafe { PyArray1::<bool>::new(py, n, false) };
+        let episode = unsafe { PyArray1::<i64>::new(py, n, false) };
         // SAFETY: the arrays were just created, are contiguous, and nothing else refers to them
         // until they are returned.
         let out = unsafe {
