@@ -172,3 +172,21 @@ def test_arena_bad_arguments():
         kwargs.setdefault("games", 2)
         with pytest.raises(tapete.ConfigError, match=match):
             tapete.arena("cicera", **kwargs)
+
+
+# A strength smoke test per game: the heuristic beats random players on a few hundred duplicate
+# deals (the full tables, IS-MCTS included, are benchmarks: README).
+STRENGTH = {
+    "spoil_five": ({}, ["heuristic", "random", "random", "random"], 200),
+    "cicera": ({"game_mode": "single_hand"}, ["heuristic", "random", "heuristic", "random"], 60),
+    "cau_robat": ({}, ["heuristic", "random", "random", "random"], 200),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRENGTH))
+def test_heuristic_beats_random(name):
+    config, bots, deals = STRENGTH[name]
+    res = tapete.arena(name, bots, deals, seed=0, threads=2, **config)
+    diff, ci = res.difference(0, 1)
+    assert diff - ci > 0, res.to_dict()
+    assert res.mean[0] - res.ci95[0] > 0
