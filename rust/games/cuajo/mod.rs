@@ -3,6 +3,7 @@
 //! evaluator (`eval`) decides completeness by blocks and a per-rank table.
 
 pub mod eval;
+mod heuristic;
 mod ready;
 
 use crate::cards::{Pack, CUAJO_112};
@@ -1865,6 +1866,10 @@ impl Game for Cuajo {
             }
         }
         Some(self.action_line(action, seat))
+    }
+
+    fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
+        self.rule_of_thumb(legal, rng)
     }
 
     fn resample_deal(
