@@ -180,6 +180,7 @@ STRENGTH = {
     "spoil_five": ({}, ["heuristic", "random", "random", "random"], 200),
     "cicera": ({"game_mode": "single_hand"}, ["heuristic", "random", "heuristic", "random"], 60),
     "cau_robat": ({}, ["heuristic", "random", "random", "random"], 200),
+    "cuajo": ({"hands_per_match": 1}, ["heuristic", "random", "heuristic", "random"], 40),
 }
 
 
