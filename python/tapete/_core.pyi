@@ -15,6 +15,7 @@ __all__ = [
     "_game_from_json",
     "_state_from_json",
     "arena",
+    "bot_names",
     "bot_seed",
     "cau_robat_run",
     "cicera_captures",
@@ -115,6 +116,7 @@ class Bot:
     def choose(self, state: State) -> int: ...
 
 def make_bot(spec: str, game: Game, seed: int) -> Bot: ...
+def bot_names() -> list[str]: ...
 def bot_seed(seed: int, deal: int, rotation: int, entry: int) -> int: ...
 def arena(
     game: Game,

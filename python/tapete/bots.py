@@ -21,7 +21,7 @@ class Bot(Protocol):
 
 def names() -> list[str]:
     """The native bots' names."""
-    return ["random", "heuristic", "ismcts"]
+    return _core.bot_names()
 
 
 def make(spec: str, game: Game, seed: int = 0) -> _core.Bot:

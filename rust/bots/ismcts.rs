@@ -21,10 +21,14 @@ struct Node<A> {
     children: Vec<u32>,
 }
 
-/// The action IS-MCTS chooses for the seat to act in `root` (not terminal).
-pub fn choose<G: Game>(root: &Tracked<G>, params: &IsmctsParams, rng: &mut Rng) -> G::Action {
-    let mut legal = Vec::new();
-    root.state().legal_actions(&mut legal);
+/// The action IS-MCTS chooses for the seat to act in `root` (not terminal), among its `legal`
+/// actions.
+pub fn choose<G: Game>(
+    root: &Tracked<G>,
+    legal: &[G::Action],
+    params: &IsmctsParams,
+    rng: &mut Rng,
+) -> G::Action {
     if legal.len() == 1 {
         return legal[0];
     }
@@ -53,7 +57,7 @@ pub fn choose<G: Game>(root: &Tracked<G>, params: &IsmctsParams, rng: &mut Rng) 
         }
     }
     let mut best = legal[0];
-    for &a in &legal {
+    for &a in legal {
         if counts[a.index()] > counts[best.index()] {
             best = a;
         }

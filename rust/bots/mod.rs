@@ -36,7 +36,7 @@ impl<G: Game> Bot<G> {
         match &self.spec {
             Spec::Random => self.legal[self.rng.below(self.legal.len() as u64) as usize],
             Spec::Heuristic => state.state().heuristic_action(&self.legal, &mut self.rng),
-            Spec::Ismcts(p) => ismcts::choose(state, p, &mut self.rng),
+            Spec::Ismcts(p) => ismcts::choose(state, &self.legal, p, &mut self.rng),
         }
     }
 }

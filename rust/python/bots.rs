@@ -2,7 +2,7 @@
 //! arena of `crate::bots`, run without the GIL. `tapete/bots.py` and `tapete/arena.py` add the
 //! typed Python surface.
 
-use super::{config_error, count_arg, text_arg, OrPy, PyGame, PyState, MAX_THREADS};
+use super::{config_error, count_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState};
 use crate::bots::{DynBot, Spec};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -49,11 +49,17 @@ pub fn make_bot(
     seed: &Bound<'_, PyAny>,
 ) -> PyResult<PyBot> {
     let parsed = spec_arg(spec)?;
-    let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
+    let seed = seed_arg(seed)?;
     Ok(PyBot {
         inner: game.inner.bot(&parsed, seed),
         name: spec.cast::<PyString>()?.to_str()?.to_owned(),
     })
+}
+
+/// The native bots' names.
+#[pyfunction]
+pub fn bot_names() -> Vec<&'static str> {
+    crate::bots::spec::NAMES.to_vec()
 }
 
 /// The seed of entry `entry`'s bot in rotation `rotation` of deal `deal` (`crate::bots::bot_seed`).
@@ -98,14 +104,8 @@ pub fn arena<'py>(
     let specs = specs.iter().map(spec_arg).collect::<PyResult<Vec<_>>>()?;
     let first = count_arg(first, "first deal", u64::MAX, "0 <= first < 2**64")?;
     let deals = count_arg(deals, "games", MAX_DEALS, &format!("0..={MAX_DEALS}"))?;
-    let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
-    let range = format!("1..={MAX_THREADS}");
-    let threads = count_arg(threads, "threads", MAX_THREADS, &range)? as usize;
-    if threads == 0 {
-        return Err(config_error(format!(
-            "threads must be an int {range}, got 0"
-        )));
-    }
+    let seed = seed_arg(seed)?;
+    let threads = threads_arg(threads)?;
     let entries = specs.len();
     let inner = game.inner.as_ref();
     let outcome = py

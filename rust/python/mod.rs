@@ -223,7 +223,7 @@ fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     match seed {
         None => Ok(fresh_seed()),
         Some(s) if s.is_none() => Ok(fresh_seed()),
-        Some(s) => count_arg(s, "seed", u64::MAX, "0 <= seed < 2**64"),
+        Some(s) => seed_arg(s),
     }
 }
 
@@ -244,6 +244,27 @@ fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> Py
         .ok()
         .filter(|&v| v <= most)
         .ok_or_else(bad)
+}
+
+/// A seed argument: an int `0 <= seed < 2**64`.
+fn seed_arg(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    count_arg(value, "seed", u64::MAX, "0 <= seed < 2**64")
+}
+
+/// An int `1 <= value <= most` (thread and env counts).
+fn positive_arg(value: &Bound<'_, PyAny>, what: &str, most: u64) -> PyResult<u64> {
+    let range = format!("1..={most}");
+    match count_arg(value, what, most, &range)? {
+        0 => Err(config_error(format!(
+            "{what} must be an int {range}, got 0"
+        ))),
+        v => Ok(v),
+    }
+}
+
+/// A native thread count, `1..=MAX_THREADS`.
+fn threads_arg(value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(positive_arg(value, "threads", MAX_THREADS)? as usize)
 }
 
 fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
@@ -355,20 +376,8 @@ impl PyGame {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>)> {
         let n = self.inner.num_players();
         let games = count_arg(games, "games", MAX_PLAYOUTS, &format!("0..={MAX_PLAYOUTS}"))?;
-        let seed = match seed {
-            Some(s) => count_arg(s, "seed", u64::MAX, "0 <= seed < 2**64")?,
-            None => 0,
-        };
-        let threads_range = format!("1..={MAX_THREADS}");
-        let threads = match threads {
-            Some(t) => count_arg(t, "threads", MAX_THREADS, &threads_range)?,
-            None => 1,
-        };
-        if threads == 0 {
-            return Err(config_error(format!(
-                "threads must be an int {threads_range}, got 0"
-            )));
-        }
+        let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
+        let threads = threads.map(threads_arg).transpose()?.unwrap_or(1);
         let games = games as usize;
         let alloc_error = || {
             pyo3::exceptions::PyMemoryError::new_err(format!(
@@ -388,7 +397,7 @@ impl PyGame {
         lengths.resize(games, 0);
         py.detach(|| {
             self.inner
-                .random_playouts(seed, threads as usize, &mut returns, &mut lengths)
+                .random_playouts(seed, threads, &mut returns, &mut lengths)
         });
         let returns = PyArray1::from_vec(py, returns)
             .reshape([games, n])?
@@ -1010,6 +1019,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bots::PyBot>()?;
     m.add_function(wrap_pyfunction!(bots::make_bot, m)?)?;
     m.add_function(wrap_pyfunction!(bots::bot_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(bots::bot_names, m)?)?;
     m.add_function(wrap_pyfunction!(bots::arena, m)?)?;
     m.add_function(wrap_pyfunction!(list_games, m)?)?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;

@@ -2,7 +2,7 @@
 //! stepped without the GIL. `tapete/vector.py` adds the typed `Batch` and the argument checks
 //! numpy does best (dtype, shape).
 
-use super::{config_error, count_arg, text_arg, OrPy, PyGame, PyState, MAX_THREADS};
+use super::{config_error, positive_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState};
 use crate::batch::{Autoreset, DynVectorEnv, Observe, Out, Settings, MAX_ENVS};
 use numpy::ndarray::IxDyn;
 use numpy::{PyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
@@ -94,25 +94,9 @@ impl PyVectorEnv {
         observe: &Bound<'_, PyAny>,
         autoreset: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let num_envs = count_arg(
-            num_envs,
-            "num_envs",
-            MAX_ENVS as u64,
-            &format!("1..={MAX_ENVS}"),
-        )? as usize;
-        if num_envs == 0 {
-            return Err(config_error(format!(
-                "num_envs must be an int 1..={MAX_ENVS}, got 0"
-            )));
-        }
-        let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
-        let range = format!("1..={MAX_THREADS}");
-        let threads = count_arg(threads, "threads", MAX_THREADS, &range)? as usize;
-        if threads == 0 {
-            return Err(config_error(format!(
-                "threads must be an int {range}, got 0"
-            )));
-        }
+        let num_envs = positive_arg(num_envs, "num_envs", MAX_ENVS as u64)? as usize;
+        let seed = seed_arg(seed)?;
+        let threads = threads_arg(threads)?;
         let observe = Observe::parse(&text_arg(observe, "observe", config_error)?).py_err()?;
         let autoreset =
             Autoreset::parse(&text_arg(autoreset, "autoreset", config_error)?).py_err()?;
@@ -152,7 +136,7 @@ impl PyVectorEnv {
         seed: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<BatchArrays<'py>> {
         let seed = match seed.filter(|s| !s.is_none()) {
-            Some(s) => Some(count_arg(s, "seed", u64::MAX, "0 <= seed < 2**64")?),
+            Some(s) => Some(seed_arg(s)?),
             None => None,
         };
         self.batch(py, move |env, out| {
@@ -176,7 +160,7 @@ impl PyVectorEnv {
         py: Python<'py>,
         seed: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let seed = count_arg(seed, "seed", u64::MAX, "0 <= seed < 2**64")?;
+        let seed = seed_arg(seed)?;
         let mut out = vec![0; self.inner.num_envs()];
         self.inner.random_actions(seed, &mut out);
         Ok(PyArray1::from_vec(py, out))

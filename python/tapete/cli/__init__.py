@@ -35,6 +35,14 @@ from typing import Any, NoReturn
 import numpy as np
 from rich import box
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -499,21 +507,28 @@ def play_native_games(game: Game, seeds: range, threads: int, stats: SelfPlaySta
     stats.games += len(seeds)
 
 
+def progress_bar(console: Console, unit: str, **options: Any) -> Progress:
+    """The transient progress bar of long runs: done of total ``unit``, elapsed, eta."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        **options,
+    )
+
+
 def run_selfplay(
     game: Game, games: int, seed: int, console: Console, native: bool = True, threads: int = 1
 ) -> SelfPlayStats:
     """Play ``games`` random games with seeds ``seed + i``, natively or driven from Python; a
     transient progress bar is shown on a terminal once the run looks longer than a second.
     Chunks last ~0.1 s (at most 1000 games from Python, 100,000 natively)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     n = game.num_players()
     stats = SelfPlayStats(0, 0, 0.0, [0.0] * n, [0.0] * n)
     choice = random.Random(seed).choice
@@ -535,18 +550,8 @@ def run_selfplay(
             step = max(1, min(100_000 if native else 1000, int(rate * 0.1)))
             if progress is None and console.is_terminal and stats.games < games:
                 if now - start + (games - stats.games) / rate > 1.0:
-                    progress = Progress(
-                        TextColumn("[bold]{task.description}"),
-                        BarColumn(),
-                        MofNCompleteColumn(),
-                        TextColumn("games"),
-                        TimeElapsedColumn(),
-                        TextColumn("eta"),
-                        TimeRemainingColumn(),
-                        console=console,
-                        transient=True,
-                        auto_refresh=False,  # no refresh thread competing with the hot loop
-                    )
+                    # no refresh thread competing with the hot loop
+                    progress = progress_bar(console, "games", auto_refresh=False)
                     progress.start()
                     task = progress.add_task(game.name, total=games)
             if progress is not None and task is not None:
@@ -618,15 +623,6 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_arena(args: argparse.Namespace, console: Console) -> int:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     from tapete import _core
     from tapete.arena import ArenaResult
 
@@ -651,18 +647,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     done = 0
     step = max(1, args.threads)
     interrupted = False
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("deals"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=args.json or not console.is_terminal,
-    )
+    progress = progress_bar(console, "deals", disable=args.json or not console.is_terminal)
     start = time.perf_counter()
     with progress:
         task = progress.add_task(f"{game.name} arena", total=deals)
