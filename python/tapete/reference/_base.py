@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
 import numbers
 import operator
 import secrets
@@ -25,6 +26,7 @@ from tapete.reference.cards import Pack
 from tapete.reference.rng import MASK64, SplitMix64
 
 __all__ = [
+    "json_copy",
     "ReferenceGame",
     "ReferenceState",
     "TERMINAL",
@@ -41,6 +43,13 @@ __all__ = [
     "shown",
     "uniform_assignment",
 ]
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-ready data (dicts, lists, strings, numbers, None), as views hand out
+    their history: marshal copies it in C, many times faster than ``copy.deepcopy``."""
+    return marshal.loads(marshal.dumps(value))
+
 
 TERMINAL = -4  # ``current_player()`` once the game is over
 _RESAMPLE_SALT = 0x5DEECE66D2545F49  # seed ^ salt seeds the sampler of resample_from_infostate

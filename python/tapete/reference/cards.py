@@ -49,6 +49,10 @@ class Pack:
         for alias, target in (rank_aliases or {}).items():
             self._rank_index[alias.upper()] = self._rank_index[target]
         self._suit_index: dict[str, int] = {s: i for i, s in enumerate(self.suits)}
+        # Views format thousands of cards per step: look the strings up instead of building them.
+        self._strings: tuple[str, ...] = tuple(
+            self.ranks[self.rank(c)] + self.suits[self.suit(c)] for c in range(self.num_kinds)
+        )
 
     @property
     def num_kinds(self) -> int:
@@ -91,7 +95,7 @@ class Pack:
             raise ValueError(
                 f"not a {self.name} card id: {shown(card)} (expected 0..{self.num_kinds - 1})"
             )
-        return self.ranks[self.rank(card)] + self.suits[self.suit(card)]
+        return self._strings[card]
 
     def parse(self, text: object) -> int:
         """Card id of a card string (case-insensitive); ``ParseError`` if malformed."""

@@ -19,7 +19,6 @@ in the ``chain`` of the view and in the evaluator ``run``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +37,7 @@ from tapete.reference._base import (
     choice,
     first_dealer,
     int_in,
+    json_copy,
     merge_config,
 )
 from tapete.reference._base import seat_name as _p
@@ -677,7 +677,7 @@ class CauRobatState(ReferenceState):
             else {"seat": last.seat, "card": _fmt(last.card), "captured": last.captured},
             "last_capturer": h.last_capturer,
             "hands_won": list(self._hands_won),
-            "past_hands": copy.deepcopy(self._past),
+            "past_hands": json_copy(self._past),
             "winners": None if self._winners is None else list(self._winners),
         }
 

@@ -17,7 +17,6 @@ of the capture set, in ascending id (rules §12).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +35,7 @@ from tapete.reference._base import (
     choice,
     first_dealer,
     int_in,
+    json_copy,
     merge_config,
 )
 from tapete.reference._base import seat_name as _p
@@ -702,7 +702,7 @@ class CiceraState(ReferenceState):
             "bonus": list(h.bonus),
             "last_capturer": h.last_capturer,
             "scores": list(self._scores),
-            "past_hands": copy.deepcopy(self._past),
+            "past_hands": json_copy(self._past),
             "winner": self._winner,
         }
 

@@ -38,6 +38,7 @@ from tapete.reference._base import (
     choice,
     first_dealer,
     int_in,
+    json_copy,
     merge_config,
 )
 from tapete.reference._base import seat_name as _p
@@ -1280,8 +1281,8 @@ class CuajoState(ReferenceState):
             "turn": h.turn,
             "balances": list(h.balances),
             "totals": list(self._totals),
-            "result": copy.deepcopy(self._result),
-            "past_hands": copy.deepcopy(self._past),
+            "result": json_copy(self._result),
+            "past_hands": json_copy(self._past),
         }
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:

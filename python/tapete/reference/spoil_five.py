@@ -12,7 +12,6 @@ is created, so every non-terminal state is a decision node of one player.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ from tapete.reference._base import (
     choice,
     first_dealer,
     int_in,
+    json_copy,
     merge_config,
     shown,
     uniform_assignment,
@@ -867,7 +867,7 @@ class SpoilFiveState(ReferenceState):
             "pool": self._pool,
             "balances": list(self._balances),
             "antes": list(d.antes),
-            "past_deals": copy.deepcopy(self._past),
+            "past_deals": json_copy(self._past),
         }
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
