@@ -83,6 +83,25 @@ def test_round_trip(
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("spoil_five", {"players": 5, "jinking": False, "partnerships": "none", "num_deals": 2}),
+        ("spoil_five", {"players": 6, "partnerships": [[0, 3], [1, 4], [2, 5]], "num_deals": 1}),
+        ("cicera", {"game_mode": "single_hand", "first_dealer": 2}),
+        ("cau_robat", {"players": 3, "hands_to_win": 2}),
+        ("cuajo", {"hands_per_match": 2, "returns": "individual"}),
+    ],
+)
+def test_round_trip_of_other_configs(name: str, config: dict[str, Any]) -> None:
+    for impl in IMPLS.values():
+        state = played(impl, name, seed=21, **config)
+        rec = valid(records.record(state))
+        assert {k: rec["config"][k] for k in config} == config
+        for other in IMPLS.values():
+            assert records.replay(rec, load_game=other.load_game).returns() == state.returns()
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_unfinished_game(name: str) -> None:
     state = played(tapete, name, seed=4, moves=9)
@@ -377,3 +396,10 @@ def test_selfplay_records_are_the_native_games(name: str) -> None:
 def test_version_and_schema_files() -> None:
     assert isinstance(records.version(), str) and records.version()
     assert records.schema()["title"] == "tapete game record"
+
+
+def test_the_docs_show_the_shipped_schema() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "records.md").read_text()
+    block = re.search(r"```json\n(\{\n  \"\$schema\".*?)\n```", doc, re.S)
+    assert block is not None
+    assert json.loads(block.group(1)) == records.schema()

@@ -638,7 +638,8 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
             lambda unit, **kw: progress_bar(console, unit, **kw),
         )
         console.print(
-            Text(f"{written:,} records appended to {args.out} ({took:,.2f} s)", style="dim")
+            Text(f"{written:,} records appended to {args.out} ({took:,.2f} s)", style="dim"),
+            soft_wrap=True,
         )
     return 0
 
@@ -768,7 +769,8 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
             Text(
                 f"{res.games:,} records appended to {args.out} ({record_seconds:,.2f} s)",
                 style="dim",
-            )
+            ),
+            soft_wrap=True,
         )
     if interrupted:
         console.print(Text(f"interrupted: {len(values)} of {deals} deals played", style="red"))

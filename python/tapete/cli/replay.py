@@ -77,7 +77,7 @@ def save_played(console: Console, path: str, state: State, names: Sequence[str])
     """Appends the game played in ``tapete play`` (finished or not) to ``path``."""
     _write(path, _records.record(state, names))
     over = "" if state.is_terminal() else " (unfinished)"
-    console.print(Text(f"The game{over} was saved to {path}.", style="dim"))
+    console.print(Text(f"The game{over} was saved to {path}.", style="dim"), soft_wrap=True)
 
 
 def write_arena_records(
@@ -169,8 +169,9 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
     try:
         if args.check:
             count = _records.check(path)
+            plural = "s" if count != 1 else ""
             console.print(
-                f"{path}: {count} record{'s' if count != 1 else ''}, each replays to its returns"
+                f"{path}: {count} record{plural}, each replays to its returns", soft_wrap=True
             )
             return 0
         index, line, rec = _pick(path, args.index)
@@ -197,7 +198,10 @@ class _Keys(AbstractContextManager["_Keys"]):
     one command a line from a pipe."""
 
     def __init__(self) -> None:
-        self.fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        try:
+            self.fd = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):  # no stdin, or one without a descriptor
+            self.fd = -1
         self.tty = self.fd >= 0 and os.isatty(self.fd)
         self.saved: list[Any] | None = None
 
@@ -207,7 +211,7 @@ class _Keys(AbstractContextManager["_Keys"]):
             import tty
 
             self.saved = termios.tcgetattr(self.fd)
-            tty.setcbreak(self.fd)
+            tty.setcbreak(self.fd, termios.TCSANOW)  # keep keys typed ahead
         return self
 
     def __exit__(
@@ -342,7 +346,9 @@ class _Replay:
                 if bots
                 else "players not recorded"
             )
-            console.print(Text(f"seed {self.rec['seed']} · {players}", style="dim"))
+            # the seed decides every hand: shown only when every card is
+            seed = f"seed {self.rec['seed']} · " if seat is None else ""
+            console.print(Text(f"{seed}{players}", style="dim"))
         else:
             before, after = self.states[k - 1], self.states[k]
             actor, action = self.actors[k - 1], self.actions[k - 1]
@@ -365,8 +371,8 @@ class _Replay:
 
     def run(self) -> None:
         k, last = 0, len(self.actions)
-        self.show(k)
         with _Keys() as keys:
+            self.show(k)
             while True:
                 command = keys.next()
                 if command == "quit":
