@@ -127,6 +127,7 @@ def test_replay_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert result.returncode == 1 and f"{bad}: line 3:" in result.stderr
     for args, message in [
         ([str(tmp_path / "none.jsonl")], "no such file"),
+        ([str(tmp_path)], "cannot read"),
         ([str(path), "--index", "4"], "holds 4 records: --index goes from 0 to 3"),
         ([str(path), "--index", "-5"], "holds 4 records"),
         ([str(path), "--seat", "4"], "seat 4 is out of range"),

@@ -230,6 +230,8 @@ def tampered(rec: dict[str, Any], case: str) -> dict[str, Any] | str:
         return json.dumps(rec)[:-1] + "\n"
     elif case == "array":
         return "[1, 2]\n"
+    elif case == "deep":
+        return "[" * 100_000 + "\n"
     elif case == "nan":
         return json.dumps(rec).replace('"returns": [', '"returns": [NaN, ') + "\n"
     return bad
@@ -249,11 +251,12 @@ CASES = {
     "json": "not JSON",
     "array": "a game record is a JSON object",
     "nan": "not JSON: NaN is not a number",
+    "deep": "not JSON: nested too deeply",
 }
 
 
 #: the cases that reading alone (the fields, not the replay) finds
-READ_CASES = {"missing", "length", "json", "array", "nan"}
+READ_CASES = {"missing", "length", "json", "array", "nan", "deep"}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -21,7 +21,6 @@ import reprlib
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
-from importlib import metadata, resources
 from typing import Any, Protocol, TypeAlias
 
 from tapete import _core
@@ -71,6 +70,8 @@ class _StateLike(Protocol):
 def version() -> str:
     """The installed tapete's version (``"unknown"`` when run from a source tree that was never
     installed): what a record's ``tapete`` field says."""
+    from importlib import metadata  # slow to import: only when a record is written
+
     try:
         return metadata.version("tapete")
     except metadata.PackageNotFoundError:
@@ -79,6 +80,8 @@ def version() -> str:
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of a record (``record.schema.json``, shipped in the package)."""
+    from importlib import resources
+
     text = resources.files("tapete").joinpath("record.schema.json").read_text(encoding="utf-8")
     out: dict[str, Any] = json.loads(text)
     return out
@@ -341,6 +344,10 @@ def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     continue
                 try:
                     obj = json.loads(line, parse_constant=_no_constant)
+                except RecursionError:
+                    raise ParseError(
+                        f"{os.fspath(path)}: line {number}: not JSON: nested too deeply"
+                    ) from None
                 except ValueError as error:
                     cut = "" if line.endswith("\n") else " (the line is truncated)"
                     reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)

@@ -181,6 +181,8 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
             raise ParseError(f"{path}: line {line}: {error}") from None
     except FileNotFoundError:
         raise CliError(f"no such file: {path}") from None
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}") from None
     except ParseError as error:
         errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
         return 1
