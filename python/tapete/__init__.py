@@ -3,11 +3,12 @@
 The engine is the Rust extension ``tapete._core``; this package re-exports its API, adds the
 per-game evaluators (``tapete.spoil_five``, ``tapete.cicera``, ``tapete.cau_robat``,
 ``tapete.cuajo``), the errors (``tapete.errors``), the batch environment
-(``tapete.VectorEnv``), the bots (``tapete.bots``) and the arena (``tapete.arena``), the command
-line (``tapete.cli``) and the pure-Python reference model (``tapete.reference``).
+(``tapete.VectorEnv``), the bots (``tapete.bots``), the arena (``tapete.arena``), game records
+(``tapete.records``), the command line (``tapete.cli``) and the pure-Python reference model
+(``tapete.reference``).
 """
 
-from tapete import bots, cau_robat, cicera, cuajo, spoil_five
+from tapete import bots, cau_robat, cicera, cuajo, records, spoil_five
 from tapete._core import TERMINAL, Game, State, list_games, load_game
 from tapete.arena import ArenaResult, arena
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
@@ -31,5 +32,6 @@ __all__ = [
     "cuajo",
     "list_games",
     "load_game",
+    "records",
     "spoil_five",
 ]

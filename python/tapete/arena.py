@@ -4,7 +4,8 @@ comes with its 95% interval (docs/bots.md)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete import _core
-from tapete._core import Game, load_game
+from tapete import records as _records
+from tapete._core import Game, State, load_game
 from tapete.bots import Bot, make
 from tapete.errors import ConfigError, IllegalActionError
 
@@ -20,6 +22,9 @@ __all__ = ["ArenaResult", "arena"]
 
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
+
+#: With records, the native arena plays this many deals a call and writes their games.
+RECORD_CHUNK = 256
 
 
 def _ci95(samples: npt.NDArray[np.float64]) -> float:
@@ -83,6 +88,7 @@ def arena(
     seed: int = 0,
     threads: int = 1,
     duplicate: bool = True,
+    records: str | os.PathLike[str] | None = None,
     **config: Any,
 ) -> ArenaResult:
     """Plays deals ``seed .. seed + games - 1`` between ``bots`` (one per seat).
@@ -92,6 +98,10 @@ def arena(
     so that deal luck cancels. Native bots (specs) play inside Rust without the GIL, over
     ``threads``; Python bots (any object with ``choose(state)``) play in this process. The
     result does not depend on ``threads``.
+
+    ``records=PATH`` appends every game played to the JSON Lines file ``PATH`` (gzip if it
+    ends in ``.gz``) as a record (`tapete.records`, docs/records.md) naming the bot of each seat,
+    in order of deal, then rotation.
     """
     if isinstance(game, str):
         game = load_game(game, **config)
@@ -107,15 +117,30 @@ def arena(
     if not isinstance(duplicate, bool):
         raise ConfigError(f"duplicate must be a bool, got {duplicate!r:.40}")
     specs = [b for b in bots if isinstance(b, str)]
+    names = [_name(b) for b in bots]
     if len(specs) == len(bots):
-        values, lengths, _ = _core.arena(game, specs, 0, games, seed, threads, duplicate, False)
+        if records is None:
+            values, lengths, _ = _core.arena(game, specs, 0, games, seed, threads, duplicate, False)
+        else:
+            values, lengths = _native_with_records(
+                game, specs, names, games, seed, threads, duplicate, records
+            )
     else:
         if threads != 1:
             raise ConfigError("Python bots play in this process: threads must be 1")
-        values, lengths = _python_arena(game, bots, games, seed, duplicate)
+        on_game = None
+        if records is not None:
+            out = records
+
+            def on_game(state: State, seat_names: list[str], info: dict[str, int]) -> None:
+                rec = _records.record(state, seat_names)
+                rec["arena"] = info
+                _records.write(out, rec)
+
+        values, lengths = _python_arena(game, bots, games, seed, duplicate, on_game)
     return ArenaResult(
         game=game.name,
-        bots=[_name(b) for b in bots],
+        bots=names,
         values=values,
         games=len(lengths),
         duplicate=duplicate,
@@ -124,10 +149,86 @@ def arena(
     )
 
 
-def _python_arena(
-    game: Game, bots: Sequence[str | Bot], deals: int, seed: int, duplicate: bool
+def _native_with_records(
+    game: Game,
+    specs: list[str],
+    names: list[str],
+    games: int,
+    seed: int,
+    threads: int,
+    duplicate: bool,
+    path: str | os.PathLike[str],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]:
-    """The arena played from Python, bot seeds as in the native one (``_core.bot_seed``)."""
+    """The native arena in chunks of deals, each chunk's games written to ``path``; the
+    results are those of a single call (consecutive ranges of deals add up to the run)."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
+    # a call without deals checks every other argument before the file is touched
+    values, lengths, _ = _core.arena(game, specs, 0, 0, seed, threads, duplicate, False)
+    parts, all_lengths = [values], [lengths]
+    for first in range(0, games, RECORD_CHUNK):
+        count = min(RECORD_CHUNK, games - first)
+        values, lengths, kept = _core.arena(
+            game, specs, first, count, seed, threads, duplicate, True
+        )
+        assert kept is not None
+        _records.write(path, native_records(game, names, seed, first, values, kept))
+        parts.append(values)
+        all_lengths.append(lengths)
+    return np.concatenate(parts), np.concatenate(all_lengths)
+
+
+def native_records(
+    game: Game,
+    names: Sequence[str],
+    seed: int,
+    first: int,
+    values: npt.NDArray[np.float64],
+    kept: list[tuple[int, int, list[int]]],
+) -> Iterator[dict[str, Any]]:
+    """The records of the games a native arena call on deals ``first ..`` kept
+    (``keep_games``): each game replayed through the engine for its action strings and
+    returns, which must add up to the call's ``values`` exactly as the arena adds them."""
+    n = game.num_players()
+    rotations = len(kept) // max(1, len(values))
+    totals = np.zeros(n)
+    for game_seed, rotation, actions in kept:
+        deal = (game_seed - seed) % 2**64
+        state = game.new_initial_state(game_seed)
+        strings = []
+        for action in actions:
+            strings.append(state.action_to_string(action))
+            state.apply_action(action)
+        returns = state.returns()
+        for s, value in enumerate(returns):
+            totals[(s + rotation) % n] += value / rotations
+        if rotation == rotations - 1:
+            if not np.array_equal(totals, values[deal - first]):
+                raise RuntimeError(f"deal {deal}: the replayed games differ from the arena's")
+            totals[:] = 0.0
+        rec = _records._make(
+            game,
+            game_seed,
+            strings,
+            returns,
+            state.is_terminal(),
+            [names[(s + rotation) % n] for s in range(n)],
+            extra={"arena": {"seed": seed, "deal": deal, "rotation": rotation}},
+        )
+        yield rec
+
+
+def _python_arena(
+    game: Game,
+    bots: Sequence[str | Bot],
+    deals: int,
+    seed: int,
+    duplicate: bool,
+    on_game: Callable[[State, list[str], dict[str, int]], None] | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]:
+    """The arena played from Python, bot seeds as in the native one (``_core.bot_seed``);
+    ``on_game`` is given every finished game, the bot name of each seat and where it was
+    played (``seed``, ``deal``, ``rotation``)."""
     n = game.num_players()
     if len(bots) != n:
         raise ConfigError(f"{game.name} needs one bot per seat: {n} bots, got {len(bots)}")
@@ -158,4 +259,7 @@ def _python_arena(
             for s, ret in enumerate(state.returns()):
                 values[d, (s + r) % n] += ret / rotations
             lengths.append(len(state.history()))
+            if on_game is not None:
+                seat_names = [_name(bots[(s + r) % n]) for s in range(n)]
+                on_game(state, seat_names, {"seed": seed, "deal": d, "rotation": r})
     return values, np.array(lengths, dtype=np.uint64)

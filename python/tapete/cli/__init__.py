@@ -49,6 +49,7 @@ from rich.text import Text
 import tapete
 from tapete import ConfigError, Game, State, TapeteError
 from tapete.cli import cau_robat, cicera, cuajo, spoil_five
+from tapete.cli import replay as records_cli
 from tapete.cli._ui import (
     HELP_WORDS,
     MAX_SEED,
@@ -360,6 +361,10 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     specs = split_bot_specs(args.bots)
     others = make_bots(game, specs, n - 1, seed)
     bots = {s: others[i] for i, s in enumerate(q for q in range(n) if q != seat)}
+    others_specs = iter(specs * (n - 1) if len(specs) == 1 else specs)
+    seat_names = ["human" if s == seat else next(others_specs) for s in range(n)]
+    if args.out:
+        records_cli.open_for_records(args.out)
     ui = ui_for(game.name)
     intro = Text(f"{ui.title}", style="bold")
     names = sorted(set(specs))
@@ -384,6 +389,8 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                 line = _read_line(console, Text("Your move> ", style="bold green"))
                 if line is None or line.strip().lower() in QUIT_WORDS:
                     console.print(Text("Bye: the game was left unfinished.", style="dim"))
+                    if args.out:
+                        records_cli.save_played(console, args.out, state, seat_names)
                     return 0
                 keys = _move_keys(ui, state, legal)
                 if line.strip().lower() in HELP_WORDS:
@@ -435,6 +442,8 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
             style="bold",
         )
     )
+    if args.out:
+        records_cli.save_played(console, args.out, state, seat_names)
     return 0
 
 
@@ -577,6 +586,10 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     seed: int = fresh_seed() if args.seed is None else args.seed
     _check_seed_range(seed, games)
     new_state(game, seed)  # a bad seed is reported before any work
+    if args.out:
+        if args.python_loop:
+            raise CliError("--out records the games of native self-play: drop --python-loop")
+        records_cli.open_for_records(args.out)
     stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
     n = game.num_players()
     title = f"{game.name} · {n} players · {games:,} random game{'s' if games > 1 else ''}"
@@ -615,6 +628,19 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     summary.add_row("games/s", f"{games / seconds:,.0f}")
     summary.add_row("actions/s", f"{stats.actions / seconds:,.0f}")
     console.print(summary)
+    if args.out:
+        written, took = records_cli.write_selfplay_records(
+            console,
+            args.out,
+            game,
+            stats.games,
+            seed,
+            lambda unit, **kw: progress_bar(console, unit, **kw),
+        )
+        console.print(
+            Text(f"{written:,} records appended to {args.out} ({took:,.2f} s)", style="dim"),
+            soft_wrap=True,
+        )
     return 0
 
 
@@ -647,6 +673,9 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     done = 0
     step = max(1, args.threads)
     interrupted = False
+    if args.out:
+        records_cli.open_for_records(args.out)
+    record_seconds = 0.0
     progress = progress_bar(console, "deals", disable=args.json or not console.is_terminal)
     start = time.perf_counter()
     with progress:
@@ -655,19 +684,23 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
             while done < deals:
                 count = min(step, deals - done)
                 t0 = time.perf_counter()
-                values, lengths, _ = _core.arena(
-                    game, specs, done, count, seed, args.threads, duplicate, False
+                values, lengths, kept = _core.arena(
+                    game, specs, done, count, seed, args.threads, duplicate, bool(args.out)
                 )
+                if args.out:
+                    t1 = time.perf_counter()
+                    records_cli.write_arena_records(args.out, game, specs, seed, done, values, kept)
+                    record_seconds += time.perf_counter() - t1
                 parts.append(values)
                 actions += int(lengths.sum())
                 done += count
                 progress.update(task, completed=done)
                 # chunks of about half a second: a live bar, and little lost to Ctrl-C
                 rate = count / max(time.perf_counter() - t0, 1e-9)
-                step = max(args.threads, min(100_000, int(rate * 0.5)))
+                step = max(args.threads, min(256 if args.out else 100_000, int(rate * 0.5)))
         except KeyboardInterrupt:
             interrupted = True
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start - record_seconds  # the arena's speed, not the file's
     if not parts:
         raise CliError("interrupted before the first deal finished")
     values = np.concatenate(parts)
@@ -690,6 +723,8 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
         ]
         out["seconds"] = seconds
         out["interrupted"] = interrupted
+        if args.out:
+            out["records"] = {"file": args.out, "games": res.games, "seconds": record_seconds}
         console.print_json(json.dumps(out))
         return 130 if interrupted else 0
     unit = ui_for(game.name).unit
@@ -729,6 +764,14 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     summary.add_row("games/s", f"{res.games / max(seconds, 1e-9):,.1f}")
     summary.add_row("actions/s", f"{actions / max(seconds, 1e-9):,.0f}")
     console.print(summary)
+    if args.out:
+        console.print(
+            Text(
+                f"{res.games:,} records appended to {args.out} ({record_seconds:,.2f} s)",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
     if interrupted:
         console.print(Text(f"interrupted: {len(values)} of {deals} deals played", style="red"))
         return 130
@@ -822,6 +865,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the opponents: one bot spec for all or one per opponent, e.g. "
         "heuristic,ismcts:iterations=200 (default heuristic; see docs/bots.md)",
     )
+    records_cli.add_out_argument(play, "the game (finished or not)")
 
     arena = commands.add_parser("arena", help="measure bots against each other on duplicate deals")
     arena.add_argument("game", help="a game name (see 'tapete games')")
@@ -844,6 +888,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-duplicate", action="store_true", help="play each deal once instead of from every seat"
     )
     arena.add_argument("--json", action="store_true", help="print machine-readable results")
+    records_cli.add_out_argument(arena, "every game played")
 
     selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
     selfplay.add_argument("game", help="a game name (see 'tapete games')")
@@ -861,6 +906,8 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument(
         "--threads", type=_positive, default=1, help="threads for native play (default 1)"
     )
+    records_cli.add_out_argument(selfplay, "every game played (native play only)")
+    records_cli.add_replay_parser(commands)
     return parser
 
 
@@ -889,6 +936,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_play(args, console)
         if args.command == "arena":
             return cmd_arena(args, console)
+        if args.command == "replay":
+            return records_cli.cmd_replay(args, console)
         return cmd_selfplay(args, console)
     except CliError as error:
         errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)

@@ -1,0 +1,422 @@
+"""Game records: one finished (or abandoned) game a line of JSON Lines, enough to rebuild it
+exactly from its game, config, seed and canonical action strings (docs/records.md).
+
+    tapete.records.write("games.jsonl.gz", [state, ...])   # appends; gzip by the ".gz" suffix
+    for rec in tapete.records.read("games.jsonl.gz"): ...
+    state = tapete.records.replay(rec)                      # rebuilt and checked
+    tapete.records.check("games.jsonl.gz")                  # every record, errors name the line
+
+A record is checked when it is replayed: it must load its game, deal from its seed (or its
+``decks``), accept every action in order and end with its ``returns``; anything else is a
+`tapete.ParseError` (naming the file and line when the record was read from a file).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import reprlib
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cache
+from typing import Any, Protocol, TypeAlias
+
+from tapete import _core
+from tapete._core import Game, State
+from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
+
+__all__ = [
+    "REQUIRED",
+    "check",
+    "check_fields",
+    "enumerate_records",
+    "random_game",
+    "read",
+    "record",
+    "replay",
+    "schema",
+    "selfplay_records",
+    "version",
+    "write",
+]
+
+Path: TypeAlias = str | os.PathLike[str]
+
+#: The fields every record has (the contract's minimum).
+REQUIRED = ("game", "config", "seed", "actions", "returns", "tapete")
+
+MAX_SEED = 2**64 - 1
+
+#: Native self-play checked and recorded this many games at a time.
+_CHUNK = 1000
+
+_shown = reprlib.Repr()
+_shown.maxstring = _shown.maxother = 40
+_shown.maxlist = _shown.maxdict = 6
+
+
+class _StateLike(Protocol):
+    """What a record is made from: a state of the engine or of the reference model."""
+
+    def serialize(self) -> str: ...
+    def action_to_string(self, action: int) -> str: ...
+    def returns(self) -> list[float]: ...
+    def is_terminal(self) -> bool: ...
+
+
+@cache
+def version() -> str:
+    """The installed tapete's version (``"unknown"`` when run from a source tree that was never
+    installed): what a record's ``tapete`` field says."""
+    from importlib import metadata  # slow to import: only when a record is written
+
+    try:
+        return metadata.version("tapete")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of a record (``record.schema.json``, shipped in the package)."""
+    from importlib import resources
+
+    text = resources.files("tapete").joinpath("record.schema.json").read_text(encoding="utf-8")
+    out: dict[str, Any] = json.loads(text)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Building records
+
+
+def _make(
+    game: Any,
+    seed: int,
+    actions: list[str],
+    returns: Iterable[float],
+    terminal: bool,
+    bots: list[str] | None,
+    decks: list[list[str]] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    rec: dict[str, Any] = {"game": game.name, "config": game.config(), "seed": seed}
+    if decks is not None:
+        rec["decks"] = decks
+    rec["actions"] = actions
+    rec["returns"] = [float(r) for r in returns]
+    rec["terminal"] = terminal
+    rec["length"] = len(actions)
+    if bots is not None:
+        rec["bots"] = list(bots)
+    if extra:
+        rec.update(extra)
+    rec["tapete"] = version()
+    return rec
+
+
+def _loader_of(state: object) -> Callable[..., Any]:
+    if isinstance(state, State):
+        return _core.load_game
+    from tapete.reference._base import ReferenceState  # only a reference state needs it
+
+    if isinstance(state, ReferenceState):
+        from tapete import reference
+
+        return reference.load_game
+    raise TypeError(f"a record is made from a tapete State, got {type(state).__name__}")
+
+
+def _check_bots(bots: Iterable[str] | None, players: int) -> list[str] | None:
+    if bots is None:
+        return None
+    names = [] if isinstance(bots, str) or not isinstance(bots, Iterable) else list(bots)
+    if not names or not all(isinstance(b, str) for b in names):
+        raise TypeError(
+            f"bots must be a sequence of strings, one per seat, got {_shown.repr(bots)}"
+        )
+    if len(names) != players:
+        raise ValueError(f"bots must name one bot per seat: {players} seats, got {len(names)}")
+    return names
+
+
+def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, Any]:
+    """The record of ``state`` (engine or reference): its game, effective config, seed,
+    canonical action strings and returns so far, with ``bots`` (one name per seat) when given.
+
+    A state that its seed alone does not rebuild (dealt from a given ``deck``, or made by
+    ``resample_from_infostate``) also records the packs of its deals (``decks``)."""
+    load = _loader_of(state)
+    info = json.loads(state.serialize())
+    history: list[int] = info["history"]
+    game = load(info["game"], **info["config"])
+    fresh = game.new_initial_state(seed=info["seed"])
+    try:
+        for action in history:
+            fresh.apply_action(action)
+        from_seed = json.loads(fresh.serialize())["decks"] == info["decks"]
+    except TapeteError:  # another deal made these actions illegal
+        from_seed = False
+    return _make(
+        game,
+        info["seed"],
+        [state.action_to_string(a) for a in history],
+        state.returns(),
+        state.is_terminal(),
+        _check_bots(bots, game.num_players()),
+        None if from_seed else info["decks"],
+    )
+
+
+def random_game(game: Game, seed: int) -> State:
+    """The game ``game.play_random`` plays from ``seed``, rebuilt through the Python API: the
+    state from ``seed``, every move ``legal[rng.below(len(legal))]`` of the legal actions with
+    one SplitMix64 stream seeded ``~seed`` (mod 2**64) for all seats, as ``rust/bots/mod.rs``
+    (``random_playout``) does."""
+    from tapete.reference.rng import MASK64, SplitMix64
+
+    state = game.new_initial_state(seed)
+    below = SplitMix64(~seed & MASK64).below
+    legal_actions, apply_action = state.legal_actions, state.apply_action
+    while legal := legal_actions():
+        apply_action(legal[below(len(legal))])
+    return state
+
+
+def selfplay_records(game: Game, games: int, seed: int = 0) -> Iterator[dict[str, Any]]:
+    """The records of ``game.play_random(games, seed)``'s games (seeds ``seed + i``), in order.
+
+    Native play keeps no actions, so each game is played again from Python (`random_game`,
+    ~100,000 actions/s) and checked against the native returns and length: the records are the
+    very games whose results ``play_random`` reports."""
+    n = game.num_players()
+    for start in range(0, games, _CHUNK):
+        count = min(_CHUNK, games - start)
+        returns, lengths = game.play_random(count, (seed + start) & MAX_SEED)
+        for i in range(count):
+            game_seed = (seed + start + i) & MAX_SEED
+            state = random_game(game, game_seed)
+            history = state.history()
+            if state.returns() != list(returns[i]) or len(history) != int(lengths[i]):
+                raise RuntimeError(f"seed {game_seed}: the Python replay differs from native play")
+            actions = [state.action_to_string(a) for a in history]
+            yield _make(game, game_seed, actions, state.returns(), True, ["random"] * n)
+
+
+# --------------------------------------------------------------------------------------------
+# Checking records
+
+
+def _fail(what: str) -> ParseError:
+    return ParseError(f"not a valid game record: {what}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _arena_info(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and all(_is_int(value.get(key)) and 0 <= value[key] for key in ("seed", "deal", "rotation"))
+        and value["seed"] <= MAX_SEED
+    )
+
+
+def check_fields(rec: object) -> dict[str, Any]:
+    """``rec`` if it has the fields and types of a record (``record.schema.json``), else a
+    `tapete.ParseError` saying what is missing or wrong. Nothing is replayed."""
+    if not isinstance(rec, dict):
+        raise ParseError(f"a game record is a JSON object, got {_shown.repr(rec)}")
+    missing = [key for key in REQUIRED if key not in rec]
+    if missing:
+        raise _fail(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    checks: dict[str, tuple[Callable[[object], bool], str]] = {
+        "game": (lambda v: isinstance(v, str), "a game name"),
+        "config": (lambda v: isinstance(v, dict), "an object of config options"),
+        "seed": (lambda v: _is_int(v) and 0 <= v <= MAX_SEED, "an integer in 0 … 2^64-1"),  # type: ignore[operator]
+        "actions": (_strings, "a list of action strings"),
+        "returns": (
+            lambda v: isinstance(v, list) and len(v) > 0 and all(map(_is_number, v)),
+            "a list of numbers, one per seat",
+        ),
+        "tapete": (lambda v: isinstance(v, str), "a version string"),
+        "decks": (
+            lambda v: isinstance(v, list) and len(v) > 0 and all(map(_strings, v)),
+            "a list of decks (lists of card strings)",
+        ),
+        "terminal": (lambda v: isinstance(v, bool), "true or false"),
+        "length": (lambda v: _is_int(v) and v >= 0, "a count of actions"),  # type: ignore[operator]
+        "bots": (_strings, "a list of bot names, one per seat"),
+        "arena": (_arena_info, "an object with integers seed, deal and rotation"),
+    }
+    for key, (ok, expected) in checks.items():
+        if key in rec and not ok(rec[key]):
+            raise _fail(f"field {key!r} must be {expected}, got {_shown.repr(rec[key])}")
+    if "length" in rec and rec["length"] != len(rec["actions"]):
+        raise _fail(f"length {rec['length']} but {len(rec['actions'])} actions")
+    return rec
+
+
+def replay(record: Mapping[str, Any], *, load_game: Callable[..., Any] | None = None) -> Any:
+    """The final state of ``record``, rebuilt from its game, config, seed (and ``decks``) and
+    actions, and checked: it must end with the record's ``returns`` (and be over, unless the
+    record says ``"terminal": false``), with one bot per seat when ``bots`` is given.
+
+    Any mismatch, an unknown game or config, a bad or illegal action, a missing field: a
+    `tapete.ParseError`. ``load_game`` chooses the implementation (default the engine,
+    ``tapete.load_game``; ``tapete.reference.load_game`` for the reference model)."""
+    rec = check_fields(dict(record) if isinstance(record, Mapping) else record)
+    load = _core.load_game if load_game is None else load_game
+    try:
+        game = load(rec["game"], **rec["config"])
+    except ConfigError as error:
+        raise _fail(str(error)) from None
+    n = game.num_players()
+    if len(rec["returns"]) != n:
+        raise _fail(f"{game.name} has {n} seats but the record has {len(rec['returns'])} returns")
+    if "bots" in rec and len(rec["bots"]) != n:
+        raise _fail(f"{game.name} has {n} seats but the record names {len(rec['bots'])} bots")
+    try:
+        if "decks" in rec:
+            state = game.new_initial_state(seed=rec["seed"], decks=rec["decks"])
+        else:
+            state = game.new_initial_state(seed=rec["seed"])
+    except TapeteError as error:
+        raise _fail(f"cannot deal: {error}") from None
+    for i, text in enumerate(rec["actions"]):
+        try:
+            action = state.string_to_action(text)
+            state.apply_action(action)
+        except IllegalActionError as error:
+            raise _fail(f"action {i} {text!r} is not legal there: {error}") from None
+        except TapeteError as error:
+            raise _fail(f"action {i} {text!r}: {error}") from None
+    over = state.is_terminal()
+    if over != rec.get("terminal", True):
+        if over:
+            raise _fail("the game is over after its actions, yet the record says it is not")
+        raise _fail(
+            f"the game is not over after its {len(rec['actions'])} actions "
+            '(an unfinished game says "terminal": false)'
+        )
+    got = state.returns()
+    if any(
+        not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-9) for a, b in zip(got, rec["returns"])
+    ):
+        raise _fail(f"it records returns {rec['returns']} but the game replays to {got}")
+    return state
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+
+
+def _gzipped(path: Path) -> bool:
+    return os.fspath(path).endswith(".gz")
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` for every record of the JSON Lines file ``path`` (gzip when
+    it ends in ``.gz``), blank lines skipped. A line that is not a JSON object with the fields
+    of a record (a truncated line, say) is a `tapete.ParseError` naming the file and line."""
+    opened = (
+        gzip.open(path, "rt", encoding="utf-8") if _gzipped(path) else open(path, encoding="utf-8")
+    )
+    number = 0
+    with opened as lines:
+        try:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line, parse_constant=_no_constant)
+                except RecursionError:
+                    raise ParseError(
+                        f"{os.fspath(path)}: line {number}: not JSON: nested too deeply"
+                    ) from None
+                except ValueError as error:
+                    cut = "" if line.endswith("\n") else " (the line is truncated)"
+                    reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+                    raise ParseError(
+                        f"{os.fspath(path)}: line {number}: not JSON{cut}: {reason}"
+                    ) from None
+                try:
+                    rec = check_fields(obj)
+                except ParseError as error:
+                    raise ParseError(f"{os.fspath(path)}: line {number}: {error}") from None
+                yield number, rec
+        except (EOFError, OSError, UnicodeDecodeError, zlib.error) as error:
+            # a gzip stream cut short or corrupt, bytes that are not UTF-8
+            raise ParseError(f"{os.fspath(path)}: line {number + 1}: unreadable: {error}") from None
+
+
+def read(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of the JSON Lines file ``path`` (``.jsonl``, or gzip ``.jsonl.gz``), in
+    order. Each has the fields of a record (or a `tapete.ParseError` names the file and line);
+    `replay` checks that it replays."""
+    for _, rec in enumerate_records(path):
+        yield rec
+
+
+def check(path: Path, *, load_game: Callable[..., Any] | None = None) -> int:
+    """Replays every record of ``path`` (`replay`) and gives how many there are; the first bad
+    one is a `tapete.ParseError` naming the file and line."""
+    count = 0
+    for number, rec in enumerate_records(path):
+        try:
+            replay(rec, load_game=load_game)
+        except ParseError as error:
+            raise ParseError(f"{os.fspath(path)}: line {number}: {error}") from None
+        count += 1
+    return count
+
+
+def _is_state(item: object) -> bool:
+    return not isinstance(item, Mapping) and hasattr(item, "serialize")
+
+
+def write(path: Path, states_or_records: Any) -> int:
+    """Appends records to the JSON Lines file ``path`` (gzip when it ends in ``.gz``; a new
+    gzip member per call, which readers see as one stream) and gives how many were written.
+
+    ``states_or_records``: a state or a record, or an iterable of them; a state is written as
+    its `record`, a record (a mapping) after `check_fields`. One line per game, written as each
+    item comes, so a generator is streamed."""
+    items: Iterable[Any] = (
+        [states_or_records]
+        if isinstance(states_or_records, Mapping) or _is_state(states_or_records)
+        else states_or_records
+    )
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise TypeError(f"write takes states or records, got {type(states_or_records).__name__}")
+    opened = (
+        gzip.open(path, "at", encoding="utf-8", compresslevel=6)
+        if _gzipped(path)
+        else open(path, "a", encoding="utf-8")
+    )
+    count = 0
+    with opened as out:
+        for item in items:
+            if _is_state(item):
+                rec = record(item)
+            elif isinstance(item, Mapping):
+                rec = check_fields(dict(item))
+            else:
+                raise TypeError(f"write takes states or records, got {type(item).__name__}")
+            out.write(json.dumps(rec, separators=(",", ":"), allow_nan=False) + "\n")
+            count += 1
+    return count
