@@ -2,7 +2,7 @@
 PYTHON ?= python3
 CARGO ?= cargo
 
-.PHONY: help install dev test test-rust test-python lint fmt bench bench-rust bench-python bench-vector selfplay clean
+.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector selfplay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -10,13 +10,32 @@ help: ## list the targets
 install: ## build the engine in release mode and install tapete with its test dependencies
 	$(PYTHON) -m pip install -q -e ".[test]"
 
-test: lint test-rust test-python ## everything CI runs: lints, Rust tests, Python tests
+test: lint test-rust test-python ## lints, Rust tests, Python tests (CI runs this, then test-wheel)
 
 test-rust: ## Rust unit tests and the generic conformance suite (no Python needed)
 	$(CARGO) test --release --quiet
 
 test-python: ## the Python suite on both implementations (engine and reference), on every core
 	$(PYTHON) -m pytest -q -p no:cacheprovider -n auto
+
+# The tests that run against the installed wheel: every public module (engine, evaluators, bots,
+# arena, batch environment, records, CLI, adapters) on the engine, without the long lock-step
+# suites and the reference model (pure Python, the same files as in the source tree).
+WHEEL_TESTS ?= test_api.py test_vector.py test_bots.py test_records.py test_cli_records.py \
+	test_cuajo_evaluator.py test_golden.py test_hostile.py
+WHEEL_VENV ?= /tmp/tapete-wheel-venv
+
+test-wheel: ## build the abi3 wheel and the sdist, install the wheel in a fresh venv, test it there
+	rm -rf dist $(WHEEL_VENV) /tmp/tapete-wheel-tests
+	$(PYTHON) -m maturin build --release --quiet --out dist
+	$(PYTHON) -m maturin sdist --out dist
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install -q "$$(ls dist/*.whl)[test]"
+	mkdir /tmp/tapete-wheel-tests && cp -r tests docs README.md /tmp/tapete-wheel-tests/
+	cd /tmp/tapete-wheel-tests && $(WHEEL_VENV)/bin/python -c \
+		"import tapete, sys; assert '/site-packages/' in tapete.__file__, tapete.__file__"
+	cd /tmp/tapete-wheel-tests && $(WHEEL_VENV)/bin/python -m pytest -q -p no:cacheprovider \
+		-n auto -k "not reference" $(addprefix tests/,$(WHEEL_TESTS))
 
 lint: ## rustfmt, clippy, ruff, mypy --strict and the stub check
 	$(CARGO) fmt --check
