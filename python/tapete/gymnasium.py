@@ -59,9 +59,11 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
       ``A = game.num_distinct_actions()``. `action_masks` (bool, sb3-contrib's MaskablePPO
       convention) and ``info["action_mask"]`` (int8, for ``action_space.sample(mask)``) give
       the legal actions; both are all zeros once the game is over.
-    * Reward: the seat's rewards from its action and every opponent action until its next turn
-      (or the end), so an episode's rewards add up to the seat's ``returns()``. ``terminated``
-      when the game ends (``info["returns"]`` then holds every seat's returns); never truncated.
+    * Reward: the change of the seat's ``returns()`` from its action and every opponent action
+      until its next turn (or the end); the first step's also holds what came before it (the
+      antes, the opponents' moves in reset), so an episode's rewards add up to the returns.
+      ``terminated`` when the game ends (``info["returns"]`` then holds every seat's
+      returns); never truncated.
     * ``reset(seed=s)`` plays the deal ``game.new_initial_state(seed=s)`` with the opponent of
       seat ``p`` made with seed ``bot_seed(s, 0, 0, p)``, as ``tapete.arena(game, bots, 1,
       seed=s, duplicate=False)`` seeds them; ``reset()`` draws the deal from ``np_random``,
@@ -115,6 +117,7 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self._bots: dict[int, Bot] = {}
         self.game_state: State = self.game.new_initial_state(seed=0)
         self._over = True  # until the first reset
+        self._paid = 0.0
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -137,6 +140,7 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
                 f"seat {self.seat} had no decision to make in {MAX_SKIPPED_DEALS} deals in a row"
             )
         self._over = False
+        self._paid = 0.0  # the seat's returns that steps have reported so far
         return self._observation(), self._info()
 
     def step(
@@ -155,12 +159,18 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
             info = self._info()
             info["illegal_action"] = True
             return self._observation(), self.game.min_utility(), True, False, info
-        reward = state.rewards()[self.seat] + self._play_opponents()
+        self._play_opponents()
+        # The change of the seat's returns since its last action: what the opponents' moves
+        # brought meanwhile, and on the first step what was paid before it (antes, moves made
+        # in reset), so that an episode's rewards add up to the returns.
+        returns = state.returns()
+        reward = returns[self.seat] - self._paid
+        self._paid = returns[self.seat]
         terminated = state.is_terminal()
         self._over = terminated
         info = self._info()
         if terminated:
-            info["returns"] = state.returns()
+            info["returns"] = returns
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, False, info
@@ -190,16 +200,13 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
             for p, b in self._opponents.items()
         }
 
-    def _play_opponents(self) -> float:
-        """Plays the bots up to the seat's turn or the end; the seat's rewards meanwhile."""
+    def _play_opponents(self) -> None:
+        """Plays the bots up to the seat's turn or the end."""
         state, seat, bots = self.game_state, self.seat, self._bots
-        reward = 0.0
         player = state.current_player()
         while player != seat and player >= 0:
             state.apply_action(bots[player].choose(state))
-            reward += state.rewards()[seat]
             player = state.current_player()
-        return reward
 
     def _observation(self) -> npt.NDArray[np.float32]:
         return self.game_state.observation_tensor(self.seat)
