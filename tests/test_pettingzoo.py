@@ -144,28 +144,42 @@ def test_raw_env_refuses_an_illegal_action_and_changes_nothing():
         before[2],
     )
     env.step(int(np.flatnonzero(mask)[0]))  # and it plays on
+    assert env.agent_selection == env.possible_agents[env.game_state.current_player()]
+    assert env.agent_selection != before[1] and not any(env.terminations.values())
 
 
-def test_wrapped_env_ends_the_game_on_an_illegal_action_as_classic_envs_do():
+def test_env_ends_the_game_on_an_illegal_action_as_classic_envs_do():
     env = tpz.env("spoil_five")
     env.reset(seed=5)
     agent = env.agent_selection
     obs, *_ = env.last()
-    before = env.unwrapped.game_state.serialize()
+    before = env.game_state.serialize()
+    for action in (-1, len(obs["action_mask"])):  # outside the action space: refused
+        with pytest.raises(tapete.IllegalActionError):
+            env.step(action)
+    with pytest.raises(TypeError):
+        env.step(None)
+    assert not any(env.terminations.values())
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-    assert env.unwrapped.game_state.serialize() == before  # the game itself is untouched
-    assert all(env.terminations.values())
-    assert env.rewards[agent] == env.unwrapped.game.min_utility() == -56
+    assert env.game_state.serialize() == before  # the game itself is untouched
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert env.rewards[agent] == env.game.min_utility() == -56
     assert all(r == 0 for a, r in env.rewards.items() if a != agent)
-    for _ in env.agent_iter():
+    assert env.infos[agent] == {"illegal_action": True}
+    seen = {}
+    for a in env.agent_iter():
+        obs, reward, terminated, _, _ = env.last()
+        assert terminated and not obs["action_mask"].any()
+        seen[a] = reward
         env.step(None)
-    assert env.agents == []
+    assert seen[agent] == -56 and env.agents == []
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        env.step(None)  # after the end: PettingZoo's warning, nothing else
     env.reset(seed=5)
-    with pytest.raises(AssertionError):  # outside the action space: PettingZoo's assertion
-        env.step(10**6)
-    assert env.unwrapped.game_state.serialize() == before
+    assert env.game_state.serialize() == before
 
 
 def test_bad_arguments():
@@ -181,6 +195,8 @@ def test_bad_arguments():
         tpz.env(3)
     with pytest.raises(tapete.ConfigError, match="render_mode"):
         tpz.env("cicera", render_mode="rgb_array")
+    with pytest.raises(tapete.ConfigError, match="illegal_action"):
+        tpz.env("cicera", illegal_action="ignore")
     env = tpz.env("cicera")
     env.reset(seed=1)
     before = env.unwrapped.game_state
