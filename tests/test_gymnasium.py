@@ -149,10 +149,14 @@ def test_illegal_action_terminates_by_default_and_changes_nothing():
     np.testing.assert_array_equal(obs, env.game_state.observation_tensor(1))
     with pytest.raises(tapete.IllegalActionError, match="reset"):
         env.step(illegal)
-    for action in (-1, 10, 2**70):  # outside the action space: the same
-        env.reset(seed=3)
-        assert env.step(action)[2:4] == (True, False)
-        assert env.game_state.serialize() == before
+    env.reset(seed=3)
+    for action in (-1, 10, 2**70):  # outside the action space: refused, the episode goes on
+        with pytest.raises(tapete.IllegalActionError):
+            env.step(action)
+    with pytest.raises(TypeError):
+        env.step(1.0)
+    assert env.game_state.serialize() == before
+    assert env.step(int(np.flatnonzero(env.action_masks())[0]))[2] is False
 
 
 def test_illegal_action_raises_on_request_and_the_episode_goes_on():

@@ -72,8 +72,9 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     * An illegal action changes nothing in the game. With ``illegal_action="terminate"`` (the
       default, PettingZoo's convention) it ends the episode with reward ``game.min_utility()``
       and ``info["illegal_action"] = True``; with ``"raise"`` it raises
-      `tapete.IllegalActionError` and the episode goes on. A step after the end raises
-      `tapete.IllegalActionError`.
+      `tapete.IllegalActionError` and the episode goes on. An action outside the action space
+      is a `tapete.IllegalActionError` (a ``TypeError`` if not an int) in both modes, and so
+      is a step after the end.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}
@@ -153,7 +154,8 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         try:
             state.apply_action(operator.index(action))
         except IllegalActionError:
-            if self._raise_illegal:
+            # Outside the action space is always an error; inside it, illegal_action decides.
+            if self._raise_illegal or not 0 <= operator.index(action) < self._num_actions:
                 raise
             self._over = True
             info = self._info()
