@@ -2,7 +2,7 @@
 PYTHON ?= python3
 CARGO ?= cargo
 
-.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector selfplay clean
+.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector bench-adapters selfplay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -22,7 +22,7 @@ test-python: ## the Python suite on both implementations (engine and reference),
 # arena, batch environment, records, CLI, adapters) on the engine, without the long lock-step
 # suites and the reference model (pure Python, the same files as in the source tree).
 WHEEL_TESTS ?= test_api.py test_vector.py test_bots.py test_records.py test_cli_records.py \
-	test_cuajo_evaluator.py test_golden.py test_hostile.py
+	test_cuajo_evaluator.py test_golden.py test_hostile.py test_pettingzoo.py test_gymnasium.py
 WHEEL_VENV ?= /tmp/tapete-wheel-venv
 
 test-wheel: ## build the abi3 wheel and the sdist, install the wheel in a fresh venv, test it there
@@ -49,7 +49,7 @@ fmt: ## format Rust and Python sources
 	$(CARGO) fmt
 	ruff format python tests benches
 
-bench: bench-rust bench-python bench-vector ## all benchmarks (never in CI)
+bench: bench-rust bench-python bench-vector bench-adapters ## all benchmarks (never in CI)
 
 bench-rust: ## criterion: native random playouts per game
 	$(CARGO) bench --bench playouts
@@ -59,6 +59,9 @@ bench-python: ## Python-driven playouts: engine, reference and (if installed) Op
 
 bench-vector: ## tapete.VectorEnv against the Python loop over states and the write-only limit
 	$(PYTHON) benches/bench_vector.py
+
+bench-adapters: ## the PettingZoo and Gymnasium adapters against the raw State loop
+	$(PYTHON) benches/bench_adapters.py
 
 selfplay: ## the main job: random self-play of Spoil Five with its results and speed
 	tapete selfplay spoil_five --games 20000 --seed 1

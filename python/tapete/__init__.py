@@ -6,7 +6,13 @@ per-game evaluators (``tapete.spoil_five``, ``tapete.cicera``, ``tapete.cau_roba
 (``tapete.VectorEnv``), the bots (``tapete.bots``), the arena (``tapete.arena``), game records
 (``tapete.records``), the command line (``tapete.cli``) and the pure-Python reference model
 (``tapete.reference``).
+
+The adapters to other libraries (``tapete.pettingzoo``, ``tapete.gymnasium``) need their optional
+extras; ``import tapete`` never imports them: they load on first use.
 """
+
+import importlib
+from typing import Any
 
 from tapete import bots, cau_robat, cicera, cuajo, records, spoil_five
 from tapete._core import TERMINAL, Game, State, list_games, load_game
@@ -35,3 +41,13 @@ __all__ = [
     "records",
     "spoil_five",
 ]
+
+#: Adapter submodules, imported on first attribute access (each needs its optional extra).
+_ADAPTERS = ("pettingzoo", "gymnasium")
+
+
+def __getattr__(name: str) -> Any:
+    """``tapete.pettingzoo`` and ``tapete.gymnasium`` without importing them up front."""
+    if name in _ADAPTERS:
+        return importlib.import_module(f"tapete.{name}")
+    raise AttributeError(f"module 'tapete' has no attribute {name!r}")

@@ -1,0 +1,32 @@
+"""What the adapters to other libraries share: the game argument and the missing-extra error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapete._core import Game, load_game
+from tapete.errors import ConfigError
+
+__all__ = ["game_arg", "missing_extra"]
+
+
+def game_arg(game: str | Game, config: dict[str, Any]) -> Game:
+    """``game`` as a `Game`: a name is loaded with ``config``; a `Game` already has its config,
+    so none may be given with it."""
+    if isinstance(game, str):
+        return load_game(game, **config)
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a game name or a tapete.Game, got {type(game).__name__}")
+    if config:
+        raise ConfigError(
+            f"config options ({', '.join(sorted(config))}) go with a game name, "
+            "not with a tapete.Game that already has its config"
+        )
+    return game
+
+
+def missing_extra(module: str, extra: str) -> ImportError:
+    """The error an adapter raises when its host library is not installed."""
+    return ImportError(
+        f"tapete.{module} needs the optional dependency {extra!r}: pip install 'tapete[{extra}]'"
+    )
