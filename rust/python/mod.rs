@@ -534,6 +534,14 @@ impl PyState {
         self.inner.apply(id).py_err()
     }
 
+    /// Why ``action`` is not legal now, in words for the current player (their own cards and
+    /// the public table only), followed by the legal actions; ``None`` when it is legal. The
+    /// message of the IllegalActionError that ``apply_action(action)`` would raise.
+    fn explain_illegal(&self, action: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let id = self.action(action)?;
+        self.inner.explain_illegal(id).py_err()
+    }
+
     fn action_to_string(&self, action: &Bound<'_, PyAny>) -> PyResult<String> {
         let id = self.action(action)?;
         self.inner.action_to_string(id).py_err()

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 from rich.text import Text
 
 from tapete import Game, State
@@ -46,6 +48,7 @@ def spanish_card_style(card: str) -> str:
 
 
 def plain_card_style(card: str) -> str:
+    """No style: the cards of a game without colours."""
     return ""
 
 
@@ -60,6 +63,49 @@ def styled_action(text: str, card_style: Callable[[str], str], bold: frozenset[s
             style = f"{style} bold".strip()
         out.append(token, style=style)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Narrow terminals: nothing is ever cut off or dropped
+
+
+def print_rule(console: Console, title: Text) -> None:
+    """A horizontal rule headed by ``title``; on a console too narrow for the title in the rule
+    (rich would cut it short), the title on its own line under a plain rule."""
+    if title.cell_len + 6 <= console.width:
+        console.rule(title)
+        return
+    console.rule()
+    console.print(title)
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table``, or, when the console is narrower than the table's least width (rich
+    would squeeze columns to an ellipsis or drop them), the same rows stacked: one line per row
+    (wrapped, never cut), each non-empty cell after its column's header, e.g.
+    ``▶ seat 2 (you) · team 0+2 · cards 15``. Nothing is dropped in either layout."""
+    wide = console.options.update_width(1 << 16)  # measured unclamped by the console width
+    if Measurement.get(console, wide, table).minimum <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(Text(str(table.title), style="bold"))
+    headers = [str(column.header) for column in table.columns]
+    cells = [list(column.cells) for column in table.columns]
+    for row in range(table.row_count):
+        line = Text()
+        separator = ""
+        for header, column in zip(headers, cells):
+            cell = column[row]
+            text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+            if not text.plain.strip():
+                continue
+            line.append(separator, style="dim")
+            if header:
+                line.append(f"{header} ", style="dim")
+            line.append_text(text)
+            separator = " · " if header else " "  # a marker (▶) heads its row
+        console.print(line)
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,7 +160,8 @@ def _no_bold(state: State, seat: int) -> frozenset[str]:
 
 
 def draw_generic(console: Console, game: Game, state: State, seat: int) -> None:
-    console.rule(Text(game.name))
+    """The table of a game without a :class:`GameUI`: its observation string for ``seat``."""
+    print_rule(console, Text(game.name))
     console.print(Text(state.observation_string(seat)))
 
 

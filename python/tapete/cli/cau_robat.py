@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, spanish_card_style
+from tapete.cli._ui import GameUI, Move, print_rule, print_table, spanish_card_style
 from tapete.cli.spoil_five import _seat_name
 
 CR_RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)  # the cycle of the runs: 12 and 1 are neighbours
@@ -606,7 +606,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
     if target > 1:
         title += f" · first to win {target} hands"
     console.print()
-    console.rule(Text(f"{title} · dealer: {_seat_name(v['dealer'], seat)}"))
+    print_rule(console, Text(f"{title} · dealer: {_seat_name(v['dealer'], seat)}"))
 
     table_line = Text("Table  ", style="bold")
     table_line.append_text(_cr_table_cards(v["table"]))
@@ -646,7 +646,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
             won,
             Text(", ".join(notes), style="dim"),
         )
-    console.print(seats)
+    print_table(console, seats)
 
     if chain is not None:
         for line in _cr_chain_lines(v, cfg, seat, fancy):
@@ -683,7 +683,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
             ]
             won_by = _cr_seats(winners, seat) if winners else "nobody (tie)"
             past.add_row(str(i + 1), str(old["dealer"]), *sizes, won_by)
-        console.print(past)
+        print_table(console, past)
 
 
 def _cr_move_outcomes(state: State, seat: int) -> dict[str, _CrOutcome]:

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, french_card_style
+from tapete.cli._ui import GameUI, Move, french_card_style, print_rule, print_table
 from tapete.cli.spoil_five import _seat_name
 
 CI_SUITS = "SHDC"
@@ -138,7 +138,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
     single = config.get("game_mode") == "single_hand"
     hand_text = "single hand" if single else f"hand {v['hand'] + 1} · match to {target}"
     console.print()
-    console.rule(Text(f"Cicera · {hand_text} · dealer: {_seat_name(v['dealer'], seat)}"))
+    print_rule(console, Text(f"Cicera · {hand_text} · dealer: {_seat_name(v['dealer'], seat)}"))
 
     scores = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
     scores.add_column("team", no_wrap=True)
@@ -164,7 +164,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
             Text(str(sum(1 for card in pile if card.endswith("S")))),
             _ci_cards([card for card in CI_KEY_CARDS if card in pile]),
         )
-    console.print(scores)
+    print_table(console, scores)
 
     seats = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
     seats.add_column("", no_wrap=True)
@@ -188,7 +188,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
             Text(str(v["hand_sizes"][s])),
             Text(", ".join(notes), style="dim"),
         )
-    console.print(seats)
+    print_table(console, seats)
     if v["stock_size"] or config.get("packet_size", 12) != 12:
         stock = _ci_span(f"Stock  {v['stock_size']} cards", "bold")
         if v["stock_size"]:
@@ -237,7 +237,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
                 Text(cells[-1], style="bold"),
                 Text(_ci_pair(old["scores"]), style="bold"),
             )
-        console.print(past)
+        print_table(console, past)
 
 
 def _ci_bonus_names(

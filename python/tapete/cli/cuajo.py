@@ -14,7 +14,7 @@ from rich.text import Text
 
 import tapete
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, spanish_card_style
+from tapete.cli._ui import GameUI, Move, print_rule, print_table, spanish_card_style
 from tapete.cli.spoil_five import _seat_name
 
 CJ_SUITS = "OCEB"
@@ -390,7 +390,7 @@ def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
     title = f"Cuajo · hand {v['hand'] + 1}" + (f" of {hands}" if hands > 1 else "")
     title += f" · dealer: {_seat_name(v['dealer'], seat)} · turn {v['turn'] + 1}"
     console.print()
-    console.rule(Text(title))
+    print_rule(console, Text(title))
 
     head = Text("Sowee ", style="bold")
     head.append_text(_cj_card(v["sowee"], "bold"))
@@ -445,7 +445,7 @@ def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
         if hands > 1:
             row.append(Text(_cj_cents(v["totals"][s]), style="bold"))
         seats.add_row(*row)
-    console.print(seats)
+    print_table(console, seats)
     if any(v["balances"]) or any(v["totals"]):
         money = "totals" if hands > 1 else "balances"
         line = Text("Teams  ", style="bold")
@@ -483,7 +483,7 @@ def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
             won = "wash" if winner is None else f"{_seat_name(winner, seat)} ({old['source']})"
             cells = [Text(_cj_cents(b)) for b in old["balances"]]
             past.add_row(str(i + 1), str(old["dealer"]), won, *cells)
-        console.print(past)
+        print_table(console, past)
 
 
 def _cj_rules_of(state: State, v: dict[str, Any]) -> _CjRules:
