@@ -796,6 +796,16 @@ impl Cicera {
                         name(t),
                         name(last)
                     )
+                } else if let Some(first) = captures(self.table, c, self.rules.force_single_match)
+                    .into_iter()
+                    .find(|&set| set & self.taken == self.taken && set & bit(t) != 0)
+                    .and_then(|set| ids(set & !self.taken).next())
+                {
+                    format!(
+                        "take {} first: the cards of a capture are taken in table order (as \
+                         listed)",
+                        name(first)
+                    )
                 } else {
                     format!(
                         "with {} the capture could not be completed: no table cards after it \

@@ -443,6 +443,7 @@ def _cr_outcome_text(outcome: _CrOutcome, seat: int) -> Text:
 
 
 def narrate_cau_robat(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Cau Robat move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     cfg = move.game.config()
@@ -597,6 +598,7 @@ def _cr_cau_hint(v: dict[str, Any], seat: int) -> Text | None:
 
 
 def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Cau Robat table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     cfg = game.config()
     fancy = console.encoding.lower().startswith("utf")
@@ -740,4 +742,6 @@ UI = GameUI(
     move_key=_cr_move_key,
     key_name="rank",
     keys_help="the rank to play (7 for 'play 7')",
+    unit_of=lambda config: "hands" if config.get("hands_to_win", 1) == 1 else "matches",
+    deal_of=lambda state, seat: int(state.view(seat)["hand"]),
 )

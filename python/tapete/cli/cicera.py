@@ -121,6 +121,7 @@ def _ci_trail_note(v: dict[str, Any], config: dict[str, Any], seat: int, fancy: 
 
 
 def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Cicera table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     config = game.config()
     fancy = console.encoding.lower().startswith("utf")
@@ -275,6 +276,7 @@ def _ci_bonus_text(names: list[str], gained: int) -> str:
 
 
 def narrate_cicera(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Cicera move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     config = move.game.config()
@@ -399,6 +401,12 @@ def _ci_bold(state: State, seat: int) -> frozenset[str]:
     return frozenset({trail}) if trail else frozenset()
 
 
+def _ci_building(state: State, seat: int) -> bool:
+    """``seat`` is taking the table cards of a capture one by one (it can start again)."""
+    v = state.view(seat)
+    return bool(v["phase"] == "capture" and v["to_play"] == seat)
+
+
 def _ci_moves_title(state: State, seat: int) -> Text:
     v = state.view(seat)
     if v["phase"] != "capture":
@@ -421,4 +429,7 @@ UI = GameUI(
     card_style=french_card_style,
     bold_cards=_ci_bold,
     moves_title=_ci_moves_title,
+    unit_of=lambda config: "points" if config.get("game_mode") == "single_hand" else "matches",
+    deal_of=lambda state, seat: int(state.view(seat)["hand"]),
+    building=_ci_building,
 )

@@ -376,6 +376,7 @@ def _cj_last_draw(v: dict[str, Any], seat: int) -> Text | None:
 
 
 def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Cuajo table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     config = game.config()
     rules = _CjRules.of(config, v)
@@ -741,6 +742,7 @@ def _cj_payers(before: dict[str, Any], after: dict[str, Any], actor: int, seat: 
 
 
 def narrate_cuajo(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Cuajo move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     seat = move.seat
@@ -1001,6 +1003,7 @@ UI = GameUI(
     key_name="key",
     print_moves=_cj_print_moves,
     unit="cents",
+    deal_of=lambda state, seat: int(state.view(seat)["hand"]),
     keys_help="a card to discard it (5c), d draw, t take, w win, c claim, p pass, "
     "s<card> secret (sjc), ss<card> sowee secret with that extra card, y/n purro or not, "
     "a king for the purro marker",

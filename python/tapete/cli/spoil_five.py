@@ -95,6 +95,7 @@ def _sf_deal_intro(v: dict[str, Any], seat: int, fancy: bool) -> Text:
 
 
 def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Spoil Five table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     n: int = v["players"]
     trump: str = v["trump"]
@@ -202,6 +203,7 @@ def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> No
 
 
 def narrate_spoil_five(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Spoil Five move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     trumps = frozenset(tapete.spoil_five.trump_order(before["trump"]))
@@ -276,4 +278,6 @@ UI = GameUI(
     narrate=narrate_spoil_five,
     card_style=french_card_style,
     bold_cards=_sf_trumps,
+    unit="chips",
+    deal_of=lambda state, seat: int(state.view(seat)["deal"]),
 )
