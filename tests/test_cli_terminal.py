@@ -322,8 +322,8 @@ GAME_CONFIGS: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("name", "config"), GAME_CONFIGS)
 def test_every_table_fits_at_60_and_80_columns(name: str, config: dict[str, Any]) -> None:
-    """Along a game, every drawing of the table fits the width, cuts nothing short (no "…" but
-    Cuajo's "… N older" discards) and shows whose turn it is."""
+    """Along a game, every drawing of the table and of the move list fits the width, cuts
+    nothing short (no "…" but Cuajo's "… N older" discards) and shows whose turn it is."""
     import random
 
     game = tapete.load_game(name, **config)
@@ -331,12 +331,13 @@ def test_every_table_fits_at_60_and_80_columns(name: str, config: dict[str, Any]
     state = game.new_initial_state(2)
     rng = random.Random(2)
     drawn = 0
-    while not state.is_terminal() and drawn < 40:
+    while not state.is_terminal() and drawn < 20:
         seat = state.current_player()
         if len(state.history()) % 5 == 0:
             for width in (60, 80):
                 console = Console(width=width, file=io.StringIO(), color_system=None)
                 ui.draw(console, game, state, seat)
+                cli._print_moves(console, ui, state, seat, state.legal_actions())
                 out = console.file.getvalue()
                 assert_fits(out.splitlines(), width)
                 assert "…" not in re.sub(r"…\s+\d+\s+older", "", out), out
@@ -640,10 +641,8 @@ def public_objects() -> list[tuple[str, Any]]:
     for module_name in names:
         module = importlib.import_module(module_name)
         found.append((module_name, module))
-        public = getattr(module, "__all__", None) or [
-            n for n in vars(module) if not n.startswith("_")
-        ]
-        for name in public:
+        public = {*getattr(module, "__all__", []), *(n for n in vars(module) if n[0] != "_")}
+        for name in sorted(public):
             obj = getattr(module, name)
             if not (inspect.isclass(obj) or inspect.isroutine(obj)):
                 continue

@@ -2,7 +2,9 @@
 arena, time self-play.
 
     tapete games
-    tapete play spoil_five --seat 0 --seed 3 jinking=false
+    tapete rules cicera
+    tapete play spoil_five --seat 0 --seed 3 jinking=false --auto-forced
+    tapete watch cuajo --bots heuristic,random --delay 1
     tapete play cicera --bots heuristic,ismcts:iterations=200,heuristic
     tapete arena cau_robat --bots ismcts:iterations=200 heuristic random random --games 200
     tapete play cicera --seed 3 game_mode=single_hand
@@ -10,9 +12,10 @@ arena, time self-play.
     tapete play cuajo --seat 1 --seed 3 hands_per_match=2
     tapete selfplay spoil_five --games 10000 --seed 1 players=5
 
-Everything generic (the game list, option parsing, self-play, the play loop) works for any
-registered game. What depends on a game's ``view()`` layout is the table drawing and the move
-narration of ``play``, kept in a small :class:`GameUI` per game, one module each
+Everything generic (the game list, option parsing, self-play, the play loop, ``watch`` in
+``tapete.cli.watch`` and ``rules`` in ``tapete.cli.rules``) works for any registered game. What
+depends on a game's ``view()`` layout is the table drawing and the move narration of ``play``,
+kept in a small :class:`GameUI` per game, one module each
 (``tapete.cli.spoil_five`` … ``tapete.cli.cuajo``, gathered in :data:`GAME_UIS`); a game without
 one is drawn with ``state.observation_string(seat)`` and narrated from what is new in
 ``state.information_state_string(seat)``, so it never shows a person what their seat may not know.
@@ -89,6 +92,7 @@ CARD_STYLES: dict[str, Callable[[str], str]] = {
 
 
 def ui_for(name: str) -> GameUI:
+    """The :class:`GameUI` of game ``name``; the generic one for a game without its own."""
     return GAME_UIS.get(name) or GameUI(
         title=name.replace("_", " ").title(),
         draw=draw_generic,
@@ -178,6 +182,7 @@ def _game_config(name: str, players: int | None, options: Sequence[str]) -> dict
 
 
 def load(name: str, config: dict[str, Any]) -> Game:
+    """``tapete.load_game(name, **config)``, a bad config as a :class:`CliError`."""
     try:
         return tapete.load_game(name, **config)
     except ConfigError as error:
@@ -185,6 +190,7 @@ def load(name: str, config: dict[str, Any]) -> Game:
 
 
 def new_state(game: Game, seed: int) -> State:
+    """The initial state of ``seed``, a bad seed as a :class:`CliError`."""
     try:
         return game.new_initial_state(seed)
     except ConfigError as error:
@@ -192,6 +198,7 @@ def new_state(game: Game, seed: int) -> State:
 
 
 def fresh_seed() -> int:
+    """A seed drawn from the system's randomness, for a command given no ``--seed``."""
     return random.SystemRandom().randrange(2**32)
 
 
@@ -201,6 +208,7 @@ def format_value(value: Any) -> str:
 
 
 def player_counts(name: str, game: Game) -> str:
+    """The player counts game ``name`` accepts, as ranges (``2–10 (default 4)``)."""
     config = game.config()
     if "players" not in config:
         return str(game.num_players())
@@ -399,6 +407,8 @@ def make_bots(game: Game, specs: list[str], count: int, seed: int) -> list[tapet
 
 
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    """``tapete play``: a game against bots, the table drawn and the moves narrated as the
+    person's seat sees them."""
     game = load(args.game, _game_config(args.game, args.players, args.options))
     n = game.num_players()
     seat: int = args.seat

@@ -695,7 +695,7 @@ def _cj_print_moves(console: Console, state: State, seat: int, legal: list[int])
         cards = [card for card, _, away in hints if away == best]
         note = Text("closest to complete: discard ", style="dim")
         note.append_text(_cj_cards(cards[:5], " or "))
-        note.append(" …" if len(cards) > 5 else "")
+        note.append(f" (or {len(cards) - 5} more)" if len(cards) > 5 else "")
         note.append(f" ({best} away)")
         notes.append(note)
     if v["phase"] == "draw":
