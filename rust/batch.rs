@@ -336,17 +336,18 @@ impl<G: Game> VectorEnv<G> {
                 .and_then(G::Action::from_index)
                 .is_some_and(|action| slot.legal.contains(&action));
             if !legal {
-                let named = usize::try_from(a)
-                    .ok()
-                    .and_then(G::Action::from_index)
-                    .map_or_else(|| "out of range".to_string(), |x| x.to_string());
+                let action = usize::try_from(a).ok().and_then(G::Action::from_index);
+                let named = action.map_or_else(|| "out of range".to_string(), |x| x.to_string());
+                let why = action
+                    .and_then(|x| slot.game.state().illegal_reason(x))
+                    .map_or_else(String::new, |r| format!(": {r}"));
                 let may: Vec<String> = slot
                     .legal
                     .iter()
                     .map(|x| format!("{} ({x})", x.index()))
                     .collect();
                 return Err(illegal_err!(
-                    "env {env}: action {a} ({named}) is not legal; seat {} may play {}; no env was stepped",
+                    "env {env}: action {a} ({named}) is not legal{why}; seat {} may play {}; no env was stepped",
                     slot.game.state().current_player().unwrap_or(0),
                     may.join(", ")
                 ));

@@ -78,12 +78,8 @@ impl<G: Game> Tracked<G> {
                 "the game is over: {action} cannot be applied"
             ));
         }
-        if !self.state.is_legal(action) {
-            return Err(crate::illegal_err!(
-                "{action} is not legal now; seat {} may play: {}",
-                self.state.current_player().unwrap_or(0),
-                self.legal_strings().join(", ")
-            ));
+        if let Some(why) = self.state.explain_illegal(action) {
+            return Err(crate::Error::IllegalAction(why));
         }
         self.apply_legal(action);
         Ok(())
@@ -98,12 +94,6 @@ impl<G: Game> Tracked<G> {
             self.state.returns(&mut self.returns_before);
         }
         self.step(action);
-    }
-
-    fn legal_strings(&self) -> Vec<String> {
-        let mut legal = Vec::new();
-        self.state.legal_actions(&mut legal);
-        legal.iter().map(|a| a.to_string()).collect()
     }
 
     /// Applies a legal action and deals a new deal from its recorded deck, if there is one.
@@ -337,6 +327,8 @@ pub trait DynState: Send + Sync + Debug {
     fn current_player(&self) -> Option<usize>;
     fn legal_actions(&self, out: &mut Vec<usize>);
     fn apply(&mut self, action: usize) -> Result<()>;
+    /// Why `action` is illegal now ([`Game::explain_illegal`]), `None` if it is legal.
+    fn explain_illegal(&self, action: usize) -> Result<Option<String>>;
     fn action_to_string(&self, action: usize) -> Result<String>;
     fn string_to_action(&self, text: &str) -> Result<usize>;
     fn returns(&self) -> Vec<f64>;
@@ -505,6 +497,9 @@ impl<G: Game> DynState for Tracked<G> {
     }
     fn apply(&mut self, action: usize) -> Result<()> {
         Tracked::apply(self, action_of::<G>(action)?)
+    }
+    fn explain_illegal(&self, action: usize) -> Result<Option<String>> {
+        Ok(self.state.explain_illegal(action_of::<G>(action)?))
     }
     fn action_to_string(&self, action: usize) -> Result<String> {
         Ok(action_of::<G>(action)?.to_string())

@@ -80,7 +80,38 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         legal[rng.below(legal.len() as u64) as usize]
     }
 
+    /// Why `action` (one the current player may not take now) is illegal, in a few words
+    /// addressed to that player ("you must follow suit: you hold 7D"), from what the player may
+    /// know: their own cards and the public table, never another seat's hidden cards. `None`
+    /// when the game has nothing more specific to say than the list of legal actions that
+    /// [`Game::explain_illegal`] gives anyway. Each rules page's game refines the common cases.
+    fn illegal_reason(&self, action: Self::Action) -> Option<String> {
+        let _ = action;
+        None
+    }
+
     // Provided methods: never overridden by games.
+
+    /// The message of an illegal `action`: the game's reason ([`Game::illegal_reason`]) if it
+    /// has one, then the current player's legal actions. `None` when `action` is legal now.
+    fn explain_illegal(&self, action: Self::Action) -> Option<String> {
+        let Some(seat) = self.current_player() else {
+            return Some(format!("the game is over: {action} cannot be applied"));
+        };
+        let mut legal = Vec::with_capacity(16);
+        self.legal_actions(&mut legal);
+        if legal.contains(&action) {
+            return None;
+        }
+        let names: Vec<String> = legal.iter().map(|a| a.to_string()).collect();
+        let why = self
+            .illegal_reason(action)
+            .map_or_else(String::new, |r| format!(": {r}"));
+        Some(format!(
+            "{action} is not legal now{why}; seat {seat} may play: {}",
+            names.join(", ")
+        ))
+    }
 
     fn is_terminal(&self) -> bool {
         self.current_player().is_none()
@@ -98,6 +129,8 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
             return Err(illegal_err!("the game is over: no action can be applied"));
         }
         if !self.is_legal(action) {
+            // Kept cheap (determinisation replays proposals through it): the explained message
+            // is the tracked state's (`Tracked::apply`).
             return Err(illegal_err!(
                 "{action} is not legal now (seat {} to act)",
                 self.current_player().unwrap_or(0)

@@ -32,3 +32,19 @@ def test_readme_evaluator_comments_are_true() -> None:
             assert eval(match.group(1), namespace) == eval(match.group(2)), line
             checked += 1
     assert checked >= 4
+
+
+def test_quick_start_is_two_one_line_commands_in_a_virtual_environment() -> None:
+    text = README.read_text()
+    start = text.index("## Quick start")
+    block = re.search(r"```sh\n(.*?)```", text[start:], re.S)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
+    assert len(commands) == 2, commands
+    first, second = commands
+    assert first.startswith("python3 -m venv .venv && . .venv/bin/activate && ")
+    assert "tapete selfplay spoil_five" in first
+    assert second.startswith(". .venv/bin/activate && ") and second.endswith("make test")
+    intro = text[start : start + block.start()]
+    assert "rustfmt" in intro and "clippy" in intro
+    assert "minutes" in block.group(1)  # how long the build and the tests take

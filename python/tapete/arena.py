@@ -50,10 +50,12 @@ class ArenaResult:
 
     @property
     def mean(self) -> npt.NDArray[np.float64]:
+        """Each entry's mean return per deal, in the game's unit."""
         return np.asarray(self.values.mean(axis=0), dtype=np.float64)
 
     @property
     def ci95(self) -> npt.NDArray[np.float64]:
+        """Half the 95% interval of each entry's mean (1.96 · sd / √deals)."""
         return np.array([_ci95(self.values[:, e]) for e in range(len(self.bots))])
 
     def difference(self, a: int, b: int) -> tuple[float, float]:
@@ -63,6 +65,7 @@ class ArenaResult:
         return float(d.mean()), _ci95(d)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready plain values (what ``tapete arena --json`` prints)."""
         return {
             "game": self.game,
             "bots": list(self.bots),

@@ -16,7 +16,9 @@ class Bot(Protocol):
     """Anything that picks a legal action for ``state.current_player()`` without changing
     ``state``."""
 
-    def choose(self, state: State) -> int: ...
+    def choose(self, state: State) -> int:
+        """A legal action id for ``state.current_player()``; ``state`` is not changed."""
+        ...
 
 
 def names() -> list[str]:

@@ -71,10 +71,12 @@ class VectorEnv:
 
     @property
     def num_envs(self) -> int:
+        """The number of games stepped together."""
         return self._num_envs
 
     @property
     def game(self) -> Game:
+        """The game (with its config) every env plays."""
         return self._env.game
 
     def reset(self, seed: int | None = None) -> Batch:

@@ -949,6 +949,22 @@ impl Game for CauRobat {
         !self.over && self.hands[self.to_play as usize] & rank_cards(action.0 as usize) != 0
     }
 
+    fn illegal_reason(&self, action: Action) -> Option<String> {
+        if self.over {
+            return None;
+        }
+        let hand = self.hands[self.to_play as usize];
+        let held: Vec<String> = (0..RANKS)
+            .filter(|&r| hand & rank_cards(r) != 0)
+            .map(|r| RANK_VALUES[r].to_string())
+            .collect();
+        Some(format!(
+            "you hold no card of rank {}; your ranks: {}",
+            RANK_VALUES[action.0 as usize],
+            held.join(" ")
+        ))
+    }
+
     fn apply_unchecked(&mut self, action: Action) {
         self.play(action.0 as usize);
     }

@@ -697,6 +697,129 @@ impl Cicera {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Why an action is illegal, told to the player to act from his hand and the public table.
+
+const COURT_NAMES: [&str; 3] = ["jack", "queen", "king"];
+
+fn card_names(set: u64, sep: &str) -> String {
+    ids(set)
+        .map(|c| PACK.name_of(c))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+impl Cicera {
+    /// What is still to take for the capture under way.
+    fn still_to_take(&self) -> String {
+        let c = self.pending;
+        match value(c) {
+            0 => format!("take a {}", COURT_NAMES[(rank_of(c) - 10) as usize]),
+            v => {
+                let rem = v - ids(self.taken).map(value).sum::<u8>();
+                if self.taken == 0 {
+                    format!("take table cards summing to {v}")
+                } else {
+                    let taken = card_names(self.taken, " + ");
+                    format!("take table cards summing to {v} ({rem} more after {taken})")
+                }
+            }
+        }
+    }
+
+    fn why_illegal(&self, action: Action) -> Option<String> {
+        let hand = self.hands[self.to_play as usize];
+        let name = |c: u8| PACK.name_of(c);
+        Some(match (self.phase, action) {
+            (Phase::Over, _) => return None,
+            (Phase::Play, Action::Play(c) | Action::Capture(c)) if hand & bit(c) == 0 => {
+                format!("you do not hold {}", name(c))
+            }
+            (Phase::Play, Action::Play(c)) => format!(
+                "capturing is compulsory (capture_compulsory = true): {} can capture, so play \
+                 'capture {}'",
+                name(c),
+                name(c)
+            ),
+            (Phase::Play, Action::Capture(c)) => match value(c) {
+                0 => format!(
+                    "{} captures nothing: there is no {} on the table (a court takes only a \
+                     court of its rank)",
+                    name(c),
+                    COURT_NAMES[(rank_of(c) - 10) as usize]
+                ),
+                v => format!(
+                    "{} captures nothing: no table numerals add up to {v}",
+                    name(c)
+                ),
+            },
+            (Phase::Play, Action::Take(_)) => "no capture is under way: play 'capture <card>' \
+                first, then take the table cards one by one"
+                .into(),
+            (Phase::Capture, Action::Play(_) | Action::Capture(_)) => format!(
+                "the capture with {} is not complete: {}",
+                name(self.pending),
+                self.still_to_take()
+            ),
+            (Phase::Capture, Action::Take(t)) => {
+                let c = self.pending;
+                let v = value(c);
+                let rem = v.saturating_sub(ids(self.taken).map(value).sum::<u8>());
+                let singles = self.table & rank_mask(rank_of(c));
+                if self.taken & bit(t) != 0 {
+                    format!("you have taken {} already", name(t))
+                } else if self.table & bit(t) == 0 {
+                    format!("{} is not on the table", name(t))
+                } else if v == 0 {
+                    format!(
+                        "a {} takes only a {}",
+                        COURT_NAMES[(rank_of(c) - 10) as usize],
+                        COURT_NAMES[(rank_of(c) - 10) as usize]
+                    )
+                } else if value(t) == 0 {
+                    format!("{} is a court: a court never joins a sum", name(t))
+                } else if self.rules.force_single_match && singles != 0 {
+                    format!(
+                        "a single card of value {v} must be taken (force_single_match = true): \
+                         {}",
+                        card_names(singles, " or ")
+                    )
+                } else if value(t) > rem {
+                    format!(
+                        "{} is worth {}, more than the {rem} still to take",
+                        name(t),
+                        value(t)
+                    )
+                } else if let Some(last) = ids(self.taken).last().filter(|&m| m > t) {
+                    format!(
+                        "the table cards are taken in table order (as listed): {} comes before \
+                         {}, which you have taken",
+                        name(t),
+                        name(last)
+                    )
+                } else if let Some(first) = captures(self.table, c, self.rules.force_single_match)
+                    .into_iter()
+                    .find(|&set| set & self.taken == self.taken && set & bit(t) != 0)
+                    .and_then(|set| ids(set & !self.taken).next())
+                {
+                    format!(
+                        "take {} first: the cards of a capture are taken in table order (as \
+                         listed)",
+                        name(first)
+                    )
+                } else {
+                    format!(
+                        "with {} the capture could not be completed: no table cards after it \
+                         add up to the {} still missing",
+                        name(t),
+                        rem - value(t)
+                    )
+                }
+            }
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The heuristic bot (docs/rules/cicera.md, "The heuristic bot"). A move is a whole turn (a
 // trail, or one capture set); its score is what it takes minus (weighted) what it leaves the
 // next player, always an opponent. Only the bot's own hand and public cards are used: the
@@ -1420,6 +1543,10 @@ impl Game for Cicera {
 
     fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
         self.heuristic_choice(legal, rng)
+    }
+
+    fn illegal_reason(&self, action: Action) -> Option<String> {
+        self.why_illegal(action)
     }
 
     fn resample_deal(

@@ -1128,6 +1128,10 @@ impl Game for SpoilFive {
         }
     }
 
+    fn illegal_reason(&self, action: Action) -> Option<String> {
+        self.why_illegal(action)
+    }
+
     fn is_legal(&self, action: Action) -> bool {
         let hand = self.hands[self.to_play as usize];
         let offer = matches!(
@@ -1627,6 +1631,119 @@ impl Game for SpoilFive {
     /// The rule-of-thumb player: docs/rules/spoil_five.md, "The heuristic bot".
     fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
         heuristic::choose(self, legal, rng)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Why an action is illegal, told to the player to act from his hand and the public table.
+
+const SUIT_NAMES: [&str; 4] = ["clubs", "diamonds", "hearts", "spades"];
+
+fn card_list(set: u64) -> String {
+    ids(set)
+        .map(|c| PACK.name_of(c))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl SpoilFive {
+    fn rob_first(&self) -> String {
+        let decline = if matches!(
+            self.rules.rob_policy,
+            RobPolicy::Penalty | RobPolicy::Optional
+        ) {
+            " or decline"
+        } else {
+            ""
+        };
+        let turn_up = PACK.name_of(self.turn_up);
+        if self.phase == Phase::DealerRob {
+            format!("you turned up an ace ({turn_up}): first put a card of your hand face down (rob <card>){decline}")
+        } else {
+            format!(
+                "you hold the ace of trumps: first rob the turn-up {turn_up}, putting a card of your hand face down (rob <card>){decline}"
+            )
+        }
+    }
+
+    fn why_illegal(&self, action: Action) -> Option<String> {
+        let seat = self.to_play as usize;
+        let hand = self.hands[seat];
+        let not_held = |c: u8| {
+            if self.put_out[seat] == c {
+                format!(
+                    "you put {} face down when you robbed: it is out of play",
+                    PACK.name_of(c)
+                )
+            } else {
+                format!("you do not hold {}", PACK.name_of(c))
+            }
+        };
+        Some(match (self.phase, action) {
+            (Phase::Over, _) => return None,
+            (Phase::Jink, _) => "you won the first three tricks: first decide to stand (take \
+                the pool now) or jink (play on for all five tricks)"
+                .into(),
+            (Phase::DealerRob | Phase::Rob, Action::Rob(c) | Action::Play(c))
+                if hand & bit(c) == 0 =>
+            {
+                not_held(c)
+            }
+            (Phase::DealerRob | Phase::Rob, Action::Decline) => {
+                "robbing is compulsory here (rob_policy = \"enforced\"): put a card face down"
+                    .into()
+            }
+            (Phase::DealerRob | Phase::Rob, _) => self.rob_first(),
+            (Phase::Play, Action::Play(c)) if hand & bit(c) == 0 => not_held(c),
+            (Phase::Play, Action::Play(_)) => {
+                let &led = self.trick[..self.trick_len as usize].first()?;
+                let t = self.trump;
+                let trumps = hand & trump_mask(t);
+                if is_trump(led, t) {
+                    format!(
+                        "trumps were led ({}): you must play a trump, and you hold {}",
+                        PACK.name_of(led),
+                        card_list(trumps)
+                    )
+                } else {
+                    let suit = suit_of(led);
+                    let follow = hand & suit_mask(suit) & !trump_mask(t);
+                    let also = if trumps != 0 {
+                        "; you may also play a trump"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "you must follow suit: {} were led ({}) and you hold {}{also}",
+                        SUIT_NAMES[suit as usize],
+                        PACK.name_of(led),
+                        card_list(follow)
+                    )
+                }
+            }
+            (Phase::Play, Action::Stand | Action::Jink) if !self.rules.jinking => {
+                "jinking is off in this game (jinking = false)".into()
+            }
+            (Phase::Play, Action::Stand | Action::Jink) => "stand and jink are decided by the \
+                winner of trick 3 when his side has won the first three tricks"
+                .into(),
+            (Phase::Play, Action::Decline) => "there is no rob to decline now".into(),
+            (Phase::Play, Action::Rob(_)) => {
+                if self.robber == Some(seat as u8) {
+                    "you have robbed already: one rob a deal".into()
+                } else if self.declined & (1 << seat) != 0 {
+                    "you declined the rob this deal".into()
+                } else if self.rules.rob_policy == RobPolicy::Disabled {
+                    "robbing is off in this game (rob_policy = \"disabled\")".into()
+                } else if self.robber.is_some() {
+                    "the turn-up has been robbed already: one rob a deal".into()
+                } else {
+                    "only the holder of the ace of trumps robs (at his first turn in trick 1), \
+                     or the dealer who turns up an ace"
+                        .into()
+                }
+            }
+        })
     }
 }
 

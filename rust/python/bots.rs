@@ -25,11 +25,14 @@ pub struct PyBot {
 
 #[pymethods]
 impl PyBot {
+    /// The bot's spec, as given.
     #[getter]
     fn name(&self) -> &str {
         &self.name
     }
 
+    /// A legal action id for ``state.current_player()``, chosen from what that seat may know;
+    /// ``state`` is not changed.
     fn choose(&mut self, py: Python<'_>, state: PyRef<'_, PyState>) -> PyResult<usize> {
         let state = state.inner.as_ref();
         let bot = self.inner.as_mut();

@@ -295,23 +295,28 @@ pub struct PyGame {
 
 #[pymethods]
 impl PyGame {
+    /// The registry name of the game (``"spoil_five"``, ...).
     #[getter]
     fn name(&self) -> &'static str {
         self.inner.name()
     }
 
+    /// The number of seats.
     fn num_players(&self) -> usize {
         self.inner.num_players()
     }
 
+    /// The number of action ids: every action is an int in ``0 .. num_distinct_actions() - 1``.
     fn num_distinct_actions(&self) -> usize {
         self.inner.num_distinct_actions()
     }
 
+    /// The shape of ``State.observation_tensor(seat)``.
     fn observation_tensor_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.inner.observation_shape())
     }
 
+    /// The most actions a game of this config can take.
     fn max_game_length(&self) -> usize {
         self.inner.max_game_length()
     }
@@ -326,10 +331,14 @@ impl PyGame {
         self.inner.utility_bounds().1
     }
 
+    /// Every config option with its effective value (a dict ready for ``load_game``).
     fn config(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py_value(py, &self.inner.config())
     }
 
+    /// The state at the start of a game: ``seed`` (an int in 0 … 2^64-1, drawn at random
+    /// when None) determines everything left to chance; ``deck`` (the first deal's deck, top card
+    /// first) or ``decks`` (the first deals' decks) replace what the seed would deal.
     #[pyo3(signature = (seed=None, deck=None, decks=None))]
     fn new_initial_state(
         &self,
@@ -405,6 +414,7 @@ impl PyGame {
         Ok((returns, PyArray1::from_vec(py, lengths)))
     }
 
+    /// The state that ``State.serialize()`` wrote, replayed exactly; ParseError otherwise.
     fn deserialize_state(&self, data: &Bound<'_, PyAny>) -> PyResult<PyState> {
         let text = text_arg(data, "a serialized state", parse_error)?;
         let state = self.inner.deserialize_state(&text).py_err()?;
@@ -505,20 +515,24 @@ impl PyState {
 
 #[pymethods]
 impl PyState {
+    /// The seat to act, or ``tapete.TERMINAL`` (-4) once the game is over.
     fn current_player(&self) -> i64 {
         self.inner.current_player().map_or(-4, |p| p as i64)
     }
 
+    /// Whether the game is over.
     fn is_terminal(&self) -> bool {
         self.inner.current_player().is_none()
     }
 
+    /// The action ids the current player may take, ascending (empty at the end).
     fn legal_actions(&self) -> Vec<usize> {
         let mut out = Vec::with_capacity(16);
         self.inner.legal_actions(&mut out);
         out
     }
 
+    /// A numpy bool array of ``num_distinct_actions()``: True for each legal action.
     fn legal_actions_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         let mut legal = Vec::with_capacity(16);
         self.inner.legal_actions(&mut legal);
@@ -529,29 +543,46 @@ impl PyState {
         PyArray1::from_vec(py, mask)
     }
 
+    /// Applies a legal action id; an illegal one is an IllegalActionError saying why
+    /// (``explain_illegal``), and the state is unchanged.
     fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
         let id = self.action(action)?;
         self.inner.apply(id).py_err()
     }
 
+    /// Why ``action`` is not legal now, in words for the current player (their own cards and
+    /// the public table only), followed by the legal actions; ``None`` when it is legal. The
+    /// message of the IllegalActionError that ``apply_action(action)`` would raise.
+    fn explain_illegal(&self, action: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let id = self.action(action)?;
+        self.inner.explain_illegal(id).py_err()
+    }
+
+    /// The canonical text of an action id (``"play 10D"``).
     fn action_to_string(&self, action: &Bound<'_, PyAny>) -> PyResult<String> {
         let id = self.action(action)?;
         self.inner.action_to_string(id).py_err()
     }
 
+    /// The action id of an action text (case-insensitive); ParseError otherwise.
     fn string_to_action(&self, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let text = text_arg(text, "an action text", parse_error)?;
         self.inner.string_to_action(&text).py_err()
     }
 
+    /// Every seat's return so far (the final ones at the end), in the game's unit.
     fn returns(&self) -> Vec<f64> {
         self.inner.returns()
     }
 
+    /// Every seat's reward for the last action (zeros before the first): the rewards of a
+    /// game add up to its returns.
     fn rewards(&self) -> Vec<f64> {
         self.inner.rewards()
     }
 
+    /// What ``player`` may know, as a numpy float32 array of ``observation_tensor_shape()``
+    /// (layout: docs/rules/<game>.md).
     fn observation_tensor<'py>(
         &self,
         py: Python<'py>,
@@ -564,16 +595,20 @@ impl PyState {
         Ok(PyArray1::from_vec(py, out).reshape(shape)?.into_any())
     }
 
+    /// The table as ``player`` sees it, drawn as text.
     fn observation_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
         self.inner.observation_string(self.seat(player)?).py_err()
     }
 
+    /// Everything ``player`` has seen, in order: its perfect-recall information state.
     fn information_state_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
         self.inner
             .information_state_string(self.seat(player)?)
             .py_err()
     }
 
+    /// A JSON-ready dict of what ``player`` may know (None: everything); layout on each
+    /// rules page.
     #[pyo3(signature = (player=None))]
     fn view(&self, py: Python<'_>, player: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let seat = player
@@ -583,20 +618,25 @@ impl PyState {
         to_py_value(py, &self.inner.view(seat).py_err()?)
     }
 
+    /// The action ids applied so far, in order.
     fn history(&self) -> Vec<usize> {
         self.inner.history()
     }
 
+    /// An independent copy of the state.
     fn clone(&self) -> PyState {
         PyState {
             inner: self.inner.clone_box(),
         }
     }
 
+    /// The state as a JSON string that ``Game.deserialize_state`` replays exactly.
     fn serialize(&self) -> String {
         self.inner.serialize()
     }
 
+    /// A state ``player`` cannot tell from this one (the cards it has not seen dealt again,
+    /// uniformly over the consistent deals), drawn from ``seed``: for search.
     fn resample_from_infostate(
         &self,
         player: &Bound<'_, PyAny>,
@@ -609,12 +649,14 @@ impl PyState {
         })
     }
 
+    /// The game (with its config) of this state.
     fn get_game(&self) -> PyGame {
         PyGame {
             inner: self.inner.game(),
         }
     }
 
+    /// The number of seats.
     fn num_players(&self) -> usize {
         self.inner.num_players()
     }
@@ -658,11 +700,14 @@ impl PyState {
     }
 }
 
+/// The registered games' names.
 #[pyfunction]
 fn list_games() -> Vec<&'static str> {
     registry::list_games()
 }
 
+/// A game by registry name with its options as keywords
+/// (``load_game("spoil_five", players=5, jinking=False)``); ConfigError on a bad name or option.
 #[pyfunction]
 #[pyo3(signature = (name, **config))]
 fn load_game(name: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<PyGame> {

@@ -2,7 +2,9 @@
 arena, time self-play.
 
     tapete games
-    tapete play spoil_five --seat 0 --seed 3 jinking=false
+    tapete rules cicera
+    tapete play spoil_five --seat 0 --seed 3 jinking=false --auto-forced
+    tapete watch cuajo --bots heuristic,random --delay 1
     tapete play cicera --bots heuristic,ismcts:iterations=200,heuristic
     tapete arena cau_robat --bots ismcts:iterations=200 heuristic random random --games 200
     tapete play cicera --seed 3 game_mode=single_hand
@@ -10,9 +12,10 @@ arena, time self-play.
     tapete play cuajo --seat 1 --seed 3 hands_per_match=2
     tapete selfplay spoil_five --games 10000 --seed 1 players=5
 
-Everything generic (the game list, option parsing, self-play, the play loop) works for any
-registered game. What depends on a game's ``view()`` layout is the table drawing and the move
-narration of ``play``, kept in a small :class:`GameUI` per game, one module each
+Everything generic (the game list, option parsing, self-play, the play loop, ``watch`` in
+``tapete.cli.watch`` and ``rules`` in ``tapete.cli.rules``) works for any registered game. What
+depends on a game's ``view()`` layout is the table drawing and the move narration of ``play``,
+kept in a small :class:`GameUI` per game, one module each
 (``tapete.cli.spoil_five`` … ``tapete.cli.cuajo``, gathered in :data:`GAME_UIS`); a game without
 one is drawn with ``state.observation_string(seat)`` and narrated from what is new in
 ``state.information_state_string(seat)``, so it never shows a person what their seat may not know.
@@ -21,6 +24,7 @@ one is drawn with ``state.observation_string(seat)`` and narrated from what is n
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import os
@@ -30,6 +34,7 @@ import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, NoReturn
 
 import numpy as np
@@ -51,6 +56,7 @@ from tapete import ConfigError, Game, State, TapeteError
 from tapete.cli import cau_robat, cicera, cuajo, spoil_five
 from tapete.cli import replay as records_cli
 from tapete.cli._ui import (
+    CANCEL_WORDS,
     HELP_WORDS,
     MAX_SEED,
     PLAYER_PROBE,
@@ -63,6 +69,9 @@ from tapete.cli._ui import (
     french_card_style,
     narrate_generic,
     plain_card_style,
+    plain_text_streams,
+    print_rule,
+    print_table,
     spanish_card_style,
     styled_action,
 )
@@ -84,6 +93,7 @@ CARD_STYLES: dict[str, Callable[[str], str]] = {
 
 
 def ui_for(name: str) -> GameUI:
+    """The :class:`GameUI` of game ``name``; the generic one for a game without its own."""
     return GAME_UIS.get(name) or GameUI(
         title=name.replace("_", " ").title(),
         draw=draw_generic,
@@ -97,8 +107,38 @@ def ui_for(name: str) -> GameUI:
 # Options and games
 
 
+# Python's spellings, as a person used to Python types them (any case for the booleans).
+PYTHON_WORDS: dict[str, Any] = {"true": True, "false": False}
+
+
+def _option_value(text: str) -> Any:
+    """A value typed after ``key=``: JSON (``false``, ``2``, ``[[0,2],[1,3]]``), Python's
+    ``True``/``False``/``None``, a number written as a whole one (``1e3``, ``4.0``: the integer,
+    exactly, however large), or else the text itself (``penalty``)."""
+    if text.lower() in PYTHON_WORDS:
+        return PYTHON_WORDS[text.lower()]
+    if text == "None":
+        return None
+    try:
+        value = json.loads(text, parse_float=Decimal)
+    except ValueError:
+        return text
+
+    def whole(v: Any) -> Any:
+        if isinstance(v, Decimal):
+            return int(v) if v == v.to_integral_value() else float(v)
+        if isinstance(v, list):
+            return [whole(x) for x in v]
+        if isinstance(v, dict):
+            return {k: whole(x) for k, x in v.items()}
+        return v
+
+    return whole(value)
+
+
 def parse_options(items: Sequence[str]) -> dict[str, Any]:
-    """``key=value`` items to a config dict: values parsed as JSON when possible, else strings."""
+    """``key=value`` items to a config dict (each value read by :func:`_option_value`: JSON when
+    possible, Python's ``True``/``False``/``None`` too, else the text)."""
     config: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
@@ -107,12 +147,19 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
             raise CliError(f"bad option {item!r}: expected key=value, e.g. jinking=false")
         if key in config:
             raise CliError(f"option {key!r} is given twice")
-        try:
-            value: Any = json.loads(text)
-        except ValueError:
-            value = text
-        config[key] = value
+        config[key] = _option_value(text)
     return config
+
+
+def check_game_name(name: str) -> str:
+    """``name`` if it is a registered game; otherwise a :class:`CliError` that suggests the
+    closest one ("did you mean spoil_five?" for ``spoil-five``)."""
+    games = tapete.list_games()
+    if name in games:
+        return name
+    close = difflib.get_close_matches(name.lower().replace("-", "_"), games, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise CliError(f"unknown game {name!r}: {hint}the games are {', '.join(games)}")
 
 
 def _game_config(name: str, players: int | None, options: Sequence[str]) -> dict[str, Any]:
@@ -136,6 +183,7 @@ def _game_config(name: str, players: int | None, options: Sequence[str]) -> dict
 
 
 def load(name: str, config: dict[str, Any]) -> Game:
+    """``tapete.load_game(name, **config)``, a bad config as a :class:`CliError`."""
     try:
         return tapete.load_game(name, **config)
     except ConfigError as error:
@@ -143,6 +191,7 @@ def load(name: str, config: dict[str, Any]) -> Game:
 
 
 def new_state(game: Game, seed: int) -> State:
+    """The initial state of ``seed``, a bad seed as a :class:`CliError`."""
     try:
         return game.new_initial_state(seed)
     except ConfigError as error:
@@ -150,6 +199,7 @@ def new_state(game: Game, seed: int) -> State:
 
 
 def fresh_seed() -> int:
+    """A seed drawn from the system's randomness, for a command given no ``--seed``."""
     return random.SystemRandom().randrange(2**32)
 
 
@@ -159,6 +209,7 @@ def format_value(value: Any) -> str:
 
 
 def player_counts(name: str, game: Game) -> str:
+    """The player counts game ``name`` accepts, as ranges (``2–10 (default 4)``)."""
     config = game.config()
     if "players" not in config:
         return str(game.num_players())
@@ -180,6 +231,7 @@ def player_counts(name: str, game: Game) -> str:
 
 
 def cmd_games(console: Console) -> int:
+    """``tapete games``: every registered game with its player counts and default options."""
     table = Table(title="tapete games", box=box.ROUNDED, show_lines=True, title_style="bold")
     table.add_column("game", style="bold cyan", no_wrap=True)
     table.add_column("players", no_wrap=True)
@@ -198,11 +250,11 @@ def cmd_games(console: Console) -> int:
         label = Text(name)
         label.append(f"\n{ui_for(name).title}", style="dim")
         table.add_row(label, player_counts(name, game), options)
-    console.print(table)
+    print_table(console, table)
     console.print(
         Text(
             "Options are given as key=value (JSON values: jinking=false, "
-            "partnerships=[[0,2],[1,3]]); rules: docs/rules/<game>.md",
+            "partnerships=[[0,2],[1,3]]); each game's rules and options: tapete rules <game>",
             style="dim",
         )
     )
@@ -302,19 +354,26 @@ def parse_move(
                 f"{text!r} could be {names}: type the whole move or its number"
             ) from None
         if illegal:
-            raise CliError(
-                f"{state.action_to_string(min(illegal))!r} is not legal now; "
-                "choose one of the moves listed"
-            ) from None
+            raise CliError(illegal_message(state, min(illegal))) from None
         raise CliError(
             f"{error}; type a move's {key_name} or an action such as "
             f"{state.action_to_string(legal[0])!r}"
         ) from None
     if action not in legal:
-        raise CliError(
-            f"{state.action_to_string(action)!r} is not legal now; choose one of the moves listed"
-        )
+        raise CliError(illegal_message(state, action))
     return action
+
+
+def illegal_message(state: State, action: int) -> str:
+    """Why ``action`` is not legal now, as the engine explains it to the player to act
+    (``State.explain_illegal``), without the list of legal actions the person sees anyway."""
+    text = state.action_to_string(action)
+    message = state.explain_illegal(action) or f"{text} is not legal now"
+    message = message.split(f"; seat {state.current_player()} may play:")[0]
+    prefix = f"{text} is not legal now"
+    if message.startswith(prefix):
+        message = f"{text!r} is not legal now{message[len(prefix) :]}"
+    return f"{message}; choose one of the moves listed"
 
 
 def split_bot_specs(items: Sequence[str]) -> list[str]:
@@ -349,6 +408,8 @@ def make_bots(game: Game, specs: list[str], count: int, seed: int) -> list[tapet
 
 
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    """``tapete play``: a game against bots, the table drawn and the moves narrated as the
+    person's seat sees them."""
     game = load(args.game, _game_config(args.game, args.players, args.options))
     n = game.num_players()
     seat: int = args.seat
@@ -379,13 +440,22 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     if not state.is_terminal() and state.current_player() != seat:
         ui.draw(console, game, state, seat)
 
+    pause = not args.no_pause and sys.stdin.isatty()
+    undo: tuple[State, str] | None = None  # before a move being built (ui.building), its text
     while not state.is_terminal():
         actor = state.current_player()
         legal = state.legal_actions()
-        if actor == seat:
+        forced = actor == seat and args.auto_forced and len(legal) == 1
+        if forced:
+            action = legal[0]
+        elif actor == seat:
             ui.draw(console, game, state, seat)
             _print_moves(console, ui, state, seat, legal)
-            while True:
+            building = undo is not None and ui.building is not None and ui.building(state, seat)
+            if building:
+                console.print(Text("Type 'cancel' to take this move back.", style="dim"))
+            chosen: int | None = None
+            while chosen is None:
                 line = _read_line(console, Text("Your move> ", style="bold green"))
                 if line is None or line.strip().lower() in QUIT_WORDS:
                     console.print(Text("Bye: the game was left unfinished.", style="dim"))
@@ -393,25 +463,40 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                         records_cli.save_played(console, args.out, state, seat_names)
                     return 0
                 keys = _move_keys(ui, state, legal)
-                if line.strip().lower() in HELP_WORDS:
+                word = line.strip().lower()
+                if word in HELP_WORDS:
                     example = f" (e.g. {next(iter(keys))!r})" if keys else ""
+                    cancel = ", 'cancel' to take this move back" if building else ""
                     console.print(
                         Text(
                             f"Type the {ui.key_name} of a move{example}, its text (case does "
-                            f"not matter, e.g. {state.action_to_string(legal[0])!r}), or 'quit'.",
+                            f"not matter, e.g. {state.action_to_string(legal[0])!r}){cancel}, "
+                            "or 'quit'.",
                             style="dim",
                         )
                     )
                     _print_moves(console, ui, state, seat, legal)
                     continue
-                if not line.strip():
+                if word in CANCEL_WORDS and undo is not None and building:
+                    break
+                if word in CANCEL_WORDS:
+                    console.print(Text("✗ there is no move under way to cancel", style="red"))
+                    continue
+                if not word:
                     continue
                 try:
-                    action = parse_move(state, legal, line, keys, ui.key_name)
+                    chosen = parse_move(state, legal, line, keys, ui.key_name)
                 except CliError as error:
                     console.print(Text(f"✗ {error}", style="red"))
-                    continue
-                break
+            if chosen is None and undo is not None:  # cancelled: the state before the move
+                state, text = undo
+                undo = None
+                console.print(
+                    Text(f"Cancelled {text!r}: the table is back as it was before it.", "yellow")
+                )
+                continue
+            assert chosen is not None
+            action = chosen
         else:
             action = bots[actor].choose(state)
         before = state.clone()
@@ -420,31 +505,60 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
             state.apply_action(action)
         except TapeteError as error:  # cannot happen for a legal action; never a traceback
             raise CliError(f"the engine refused {text!r}: {error}") from None
+        if forced:
+            console.print(Text(f"Your only move, {text!r}, is played (--auto-forced).", "dim"))
         ui.narrate(console, Move(game, before, state, actor, action, text, seat))
+        if actor == seat and ui.building is not None:
+            if not ui.building(state, seat):
+                undo = None
+            elif undo is None:
+                undo = (before, text)
+        if pause and not pause_between_deals(console, ui, before, state, seat):
+            console.print(Text("Bye: the game was left unfinished.", style="dim"))
+            if args.out:
+                records_cli.save_played(console, args.out, state, seat_names)
+            return 0
 
     ui.draw(console, game, state, seat)
+    print_game_over(console, game, state, seat)
+    if args.out:
+        records_cli.save_played(console, args.out, state, seat_names)
+    return 0
+
+
+def pause_between_deals(
+    console: Console, ui: GameUI, before: State, after: State, seat: int
+) -> bool:
+    """After a move that ended a deal (``ui.deal_of`` moved on) in a game not over, waits for
+    Enter; ``False`` if the person quits (``q`` or end of input) instead."""
+    if ui.deal_of is None or after.is_terminal():
+        return True
+    if ui.deal_of(after, seat) == ui.deal_of(before, seat):
+        return True
+    line = _read_line(console, Text("Press Enter for the next deal (q to quit)> ", style="bold"))
+    return line is not None and line.strip().lower() not in QUIT_WORDS
+
+
+def print_game_over(console: Console, game: Game, state: State, seat: int | None) -> None:
+    """The final returns of a finished game, in the game's unit ("chips", "points", ...), with
+    ``seat`` marked as "you" (``None``: nobody, as in ``tapete watch``)."""
+    ui = ui_for(game.name)
+    unit = ui.unit_for(game.config())
     console.print()
-    console.rule(Text("Game over", style="bold"))
+    print_rule(console, Text("Game over", style="bold"))
     returns = state.returns()
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
     table.add_column("seat", justify="right")
-    unit = f" ({ui.unit})" if ui.unit else ""
-    table.add_column(f"return{unit}", justify="right")
+    table.add_column(f"return ({unit})" if unit else "return", justify="right")
     best = max(returns)
     for s, value in enumerate(returns):
         style = "bold green" if value == best and value > 0 else ("red" if value < 0 else "")
         table.add_row(f"{s} (you)" if s == seat else str(s), Text(_signed(value), style=style))
-    console.print(table)
-    console.print(
-        Text(
-            f"Returns: {[_number(r) for r in returns]}; yours: {_signed(returns[seat])}"
-            + (f" {ui.unit}" if ui.unit else ""),
-            style="bold",
-        )
-    )
-    if args.out:
-        records_cli.save_played(console, args.out, state, seat_names)
-    return 0
+    print_table(console, table)
+    text = f"Returns: {[_number(r) for r in returns]}"
+    if seat is not None:
+        text += f"; yours: {_signed(returns[seat])}"
+    console.print(Text(text + (f" {unit}" if unit else ""), style="bold"))
 
 
 def _number(value: float) -> float | int:
@@ -463,13 +577,18 @@ def _signed(value: float) -> str:
 
 @dataclass
 class SelfPlayStats:
+    """Running totals of a self-play run: games and actions played, wall time from the first
+    game on, and per seat the sum and the sum of squares of the returns."""
+
     games: int
     actions: int
     seconds: float
     sums: list[float]
     squares: list[float]
+    interrupted: bool = False
 
     def mean(self, seat: int) -> float:
+        """The mean return of ``seat``."""
         return self.sums[seat] / self.games
 
     def half_width(self, seat: int) -> float:
@@ -480,29 +599,36 @@ class SelfPlayStats:
         variance = max(0.0, (self.squares[seat] - self.games * mean * mean) / (self.games - 1))
         return 1.96 * math.sqrt(variance / self.games)
 
+    def add(self, returns: Sequence[float], actions: int) -> None:
+        """Count one finished game."""
+        for p, value in enumerate(returns):
+            self.sums[p] += value
+            self.squares[p] += value * value
+        self.actions += actions
+        self.games += 1
 
-def play_random_games(
-    game: Game, choice: Callable[[list[int]], int], seeds: range, stats: SelfPlayStats
-) -> None:
-    """Random play of one game per seed; the hot loop of ``tapete selfplay``."""
+
+def play_random_games(game: Game, seeds: range, stats: SelfPlayStats) -> None:
+    """The hot loop of ``tapete selfplay --python-loop``: game ``i`` is
+    ``new_initial_state(seeds[i])`` and every move is applied from Python, chosen by the native
+    ``random`` bot seeded with the bitwise complement of the game's seed, the bot that native
+    play (``Game.play_random``) uses: so the same seeds give the same games either way. A game
+    cut short by Ctrl-C is not counted."""
     new_initial_state = game.new_initial_state
-    sums = stats.sums
-    squares = stats.squares
-    actions = 0
-    for game_seed in seeds:
-        state = new_initial_state(game_seed)
-        legal_actions = state.legal_actions
-        apply_action = state.apply_action
-        while legal := legal_actions():
-            apply_action(choice(legal))
-        if not state.is_terminal():
-            raise CliError(f"seed {game_seed}: a state that is not over has no legal action")
-        actions += len(state.history())
-        for p, value in enumerate(state.returns()):
-            sums[p] += value
-            squares[p] += value * value
-    stats.actions += actions
-    stats.games += len(seeds)
+    make = tapete.bots.make
+    finished: list[tuple[list[float], int]] = []  # one append per game: safe against Ctrl-C
+    try:
+        for game_seed in seeds:
+            state = new_initial_state(game_seed)
+            choose = make("random", game, seed=~game_seed % MAX_SEED).choose
+            is_terminal = state.is_terminal
+            apply_action = state.apply_action
+            while not is_terminal():
+                apply_action(choose(state))
+            finished.append((state.returns(), len(state.history())))
+    finally:
+        for returns, actions in finished:
+            stats.add(returns, actions)
 
 
 def play_native_games(game: Game, seeds: range, threads: int, stats: SelfPlayStats) -> None:
@@ -533,28 +659,35 @@ def progress_bar(console: Console, unit: str, **options: Any) -> Progress:
 
 
 def run_selfplay(
-    game: Game, games: int, seed: int, console: Console, native: bool = True, threads: int = 1
+    game: Game,
+    games: int,
+    seed: int,
+    console: Console,
+    native: bool = True,
+    threads: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SelfPlayStats:
     """Play ``games`` random games with seeds ``seed + i``, natively or driven from Python; a
     transient progress bar is shown on a terminal once the run looks longer than a second.
-    Chunks last ~0.1 s (at most 1000 games from Python, 100,000 natively)."""
+    Chunks last ~0.1 s (at most 1000 games from Python, 100,000 natively). The wall time is
+    ``clock``'s from just before the first game to the end of the last (start-up not counted).
+    Ctrl-C stops the run: the games finished so far are returned, ``interrupted`` set."""
     n = game.num_players()
     stats = SelfPlayStats(0, 0, 0.0, [0.0] * n, [0.0] * n)
-    choice = random.Random(seed).choice
     progress: Progress | None = None
     task = None
     step = 8
-    start = time.perf_counter()
+    start = clock()
     try:
         while stats.games < games:
             count = min(step, games - stats.games)
             first = seed + stats.games
-            t0 = time.perf_counter()
+            t0 = clock()
             if native:
                 play_native_games(game, range(first, first + count), threads, stats)
             else:
-                play_random_games(game, choice, range(first, first + count), stats)
-            now = time.perf_counter()
+                play_random_games(game, range(first, first + count), stats)
+            now = clock()
             rate = count / max(now - t0, 1e-9)
             step = max(1, min(100_000 if native else 1000, int(rate * 0.1)))
             if progress is None and console.is_terminal and stats.games < games:
@@ -565,8 +698,10 @@ def run_selfplay(
                     task = progress.add_task(game.name, total=games)
             if progress is not None and task is not None:
                 progress.update(task, completed=stats.games, refresh=True)
+    except KeyboardInterrupt:
+        stats.interrupted = True
     finally:
-        stats.seconds = time.perf_counter() - start
+        stats.seconds = clock() - start
         if progress is not None:
             progress.stop()
     return stats
@@ -581,21 +716,64 @@ def _check_seed_range(seed: int, games: int) -> None:
 
 
 def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
+    """``tapete selfplay``: random bots play ``--games`` games; their returns and the speed."""
     games: int = args.games
+    if args.python_loop and args.threads != 1:
+        raise CliError(
+            "--python-loop plays on one thread, from Python: --threads does not apply to it "
+            "(drop --threads, or drop --python-loop for native play on several threads)"
+        )
     game = load(args.game, _game_config(args.game, args.players, args.options))
     seed: int = fresh_seed() if args.seed is None else args.seed
     _check_seed_range(seed, games)
     new_state(game, seed)  # a bad seed is reported before any work
     if args.out:
-        if args.python_loop:
-            raise CliError("--out records the games of native self-play: drop --python-loop")
         records_cli.open_for_records(args.out)
     stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
+    if stats.games == 0:
+        raise CliError("interrupted before the first game finished")
+    recorded = ""
+    if args.out:  # the games just played (both loops play the same games), after the timing
+        written, took = records_cli.write_selfplay_records(
+            console,
+            args.out,
+            game,
+            stats.games,
+            seed,
+            lambda unit, **kw: progress_bar(console, unit, **kw),
+        )
+        recorded = f"{written:,} records appended to {args.out} ({took:,.2f} s)"
     n = game.num_players()
-    title = f"{game.name} · {n} players · {games:,} random game{'s' if games > 1 else ''}"
+    played = stats.games
+    unit = ui_for(game.name).unit_for(game.config())
+    seconds = max(stats.seconds, 1e-9)
+    bots = "Python loop" if args.python_loop else f"native, {args.threads} thread(s)"
+    if args.json:
+        out = {
+            "game": game.name,
+            "config": game.config(),
+            "players": n,
+            "games": played,
+            "games_requested": games,
+            "interrupted": stats.interrupted,
+            "seed": seed,
+            "seeds": [seed, seed + played - 1],
+            "bots": "random",
+            "loop": "python" if args.python_loop else "native",
+            "threads": args.threads,
+            "unit": unit,
+            "mean": [stats.mean(s) for s in range(n)],
+            "ci95": [None if math.isnan(h) else h for h in map(stats.half_width, range(n))],
+            "mean_length": stats.actions / played,
+            "seconds": stats.seconds,
+            "games_per_second": played / seconds,
+            "actions_per_second": stats.actions / seconds,
+        }
+        console.print_json(json.dumps(out))
+        return 130 if stats.interrupted else 0
+    title = f"{game.name} · {n} players · {played:,} random game{'s' if played > 1 else ''}"
     table = Table(title=title, box=box.ROUNDED, title_style="bold")
     table.add_column("seat", justify="right", style="bold")
-    unit = ui_for(game.name).unit
     table.add_column(f"mean return{f' ({unit})' if unit else ''}", justify="right")
     table.add_column("± 95%", justify="right", style="dim")
     table.add_column("95% interval", justify="center")
@@ -612,35 +790,24 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
                 f"{half:.3f}",
                 Text(f"[{mean - half:+.3f}, {mean + half:+.3f}]", style=style),
             )
-    console.print(table)
-    seconds = max(stats.seconds, 1e-9)
+    print_table(console, table)
     summary = Table.grid(padding=(0, 2))
     summary.add_column(style="dim")
     summary.add_column(justify="right", style="bold")
-    summary.add_row("seeds", f"{seed} … {seed + games - 1}")
+    summary.add_row("seeds", f"{seed} … {seed + played - 1}")
     if args.options:
         summary.add_row("options", " ".join(args.options))
-    summary.add_row(
-        "bots", "Python loop" if args.python_loop else f"native, {args.threads} thread(s)"
-    )
-    summary.add_row("mean game length", f"{stats.actions / games:,.1f} actions")
-    summary.add_row("wall time", f"{stats.seconds:,.3f} s")
-    summary.add_row("games/s", f"{games / seconds:,.0f}")
+    summary.add_row("bots", bots)
+    summary.add_row("mean game length", f"{stats.actions / played:,.1f} actions")
+    summary.add_row("wall time", f"{stats.seconds:,.3f} s (from the first game)")
+    summary.add_row("games/s", f"{played / seconds:,.0f}")
     summary.add_row("actions/s", f"{stats.actions / seconds:,.0f}")
-    console.print(summary)
-    if args.out:
-        written, took = records_cli.write_selfplay_records(
-            console,
-            args.out,
-            game,
-            stats.games,
-            seed,
-            lambda unit, **kw: progress_bar(console, unit, **kw),
-        )
-        console.print(
-            Text(f"{written:,} records appended to {args.out} ({took:,.2f} s)", style="dim"),
-            soft_wrap=True,
-        )
+    print_table(console, summary)
+    if recorded:
+        console.print(Text(recorded, style="dim"), soft_wrap=True)
+    if stats.interrupted:
+        console.print(Text(f"interrupted: {played:,} of {games:,} games played", style="red"))
+        return 130
     return 0
 
 
@@ -649,6 +816,7 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_arena(args: argparse.Namespace, console: Console) -> int:
+    """``tapete arena``: bots against each other on duplicate deals, with 95% intervals."""
     from tapete import _core
     from tapete.arena import ArenaResult
 
@@ -727,7 +895,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
             out["records"] = {"file": args.out, "games": res.games, "seconds": record_seconds}
         console.print_json(json.dumps(out))
         return 130 if interrupted else 0
-    unit = ui_for(game.name).unit
+    unit = ui_for(game.name).unit_for(game.config())
     kind = "duplicate " if duplicate else ""
     title = f"{game.name} · {n} players · {len(values):,} {kind}deals"
     table = Table(title=title, box=box.ROUNDED, title_style="bold")
@@ -739,7 +907,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
         mean, half = float(res.mean[e]), float(res.ci95[e])
         style = "green" if mean - half > 0 else ("red" if mean + half < 0 else "")
         table.add_row(str(e), spec, Text(f"{mean:+.3f}", style=style), f"{half:.3f}")
-    console.print(table)
+    print_table(console, table)
     if pairs:
         diffs = Table(title="differences (paired over the same deals)", box=box.SIMPLE_HEAD)
         diffs.add_column("entries")
@@ -753,7 +921,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
                 Text(f"{m:+.3f}", style=style),
                 Text(f"[{m - c:+.3f}, {m + c:+.3f}]", style=style),
             )
-        console.print(diffs)
+        print_table(console, diffs)
     summary = Table.grid(padding=(0, 2))
     summary.add_column(style="dim")
     summary.add_column(justify="right", style="bold")
@@ -763,7 +931,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     summary.add_row("wall time", f"{seconds:,.2f} s")
     summary.add_row("games/s", f"{res.games / max(seconds, 1e-9):,.1f}")
     summary.add_row("actions/s", f"{actions / max(seconds, 1e-9):,.0f}")
-    console.print(summary)
+    print_table(console, summary)
     if args.out:
         console.print(
             Text(
@@ -797,9 +965,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _positive(text: str) -> int:
+    """A count of at least 1: ``100000``, ``100_000`` or ``1e5`` (a whole number, exactly)."""
     try:
-        value = int(text)
-    except ValueError:
+        number = Decimal(text.strip())
+        if not number.is_finite() or number != number.to_integral_value():
+            raise ValueError(text)
+        value = int(number)
+    except (ValueError, ArithmeticError):
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
@@ -807,6 +979,7 @@ def _positive(text: str) -> int:
 
 
 def _seed(text: str) -> int:
+    """A seed: an integer in 0 … 2^64-1."""
     try:
         value = int(text)
     except ValueError:
@@ -817,6 +990,7 @@ def _seed(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every ``tapete`` command."""
     try:
         from importlib.metadata import version
 
@@ -866,6 +1040,21 @@ def build_parser() -> argparse.ArgumentParser:
         "heuristic,ismcts:iterations=200 (default heuristic; see docs/bots.md)",
     )
     records_cli.add_out_argument(play, "the game (finished or not)")
+    play.add_argument(
+        "--auto-forced",
+        action="store_true",
+        help="play your move for you when it is the only legal one (it is narrated)",
+    )
+    play.add_argument("--no-pause", action="store_true", help="do not wait for Enter between deals")
+
+    from tapete.cli import rules, watch  # their own modules; they import this one
+
+    watch.add_arguments(
+        commands.add_parser("watch", help="watch bots play a game, narrated move by move")
+    )
+    rules.add_arguments(
+        commands.add_parser("rules", help="show a game's rules page (shipped in the package)")
+    )
 
     arena = commands.add_parser("arena", help="measure bots against each other on duplicate deals")
     arena.add_argument("game", help="a game name (see 'tapete games')")
@@ -901,18 +1090,24 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument(
         "--python-loop",
         action="store_true",
-        help="drive the engine from Python (state.apply_action per move) instead of natively",
+        help="drive the engine from Python (state.apply_action per move) instead of natively; "
+        "the same random bot chooses, so the same seeds give the same games",
     )
     selfplay.add_argument(
-        "--threads", type=_positive, default=1, help="threads for native play (default 1)"
+        "--threads",
+        type=_positive,
+        default=1,
+        help="threads for native play (default 1; --python-loop plays on one)",
     )
     records_cli.add_out_argument(selfplay, "every game played (native play only)")
     records_cli.add_replay_parser(commands)
+    selfplay.add_argument("--json", action="store_true", help="print machine-readable results")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    plain_text_streams()
     console = Console(highlight=False)
     errors = Console(stderr=True, highlight=False)
     parser = build_parser()
@@ -921,7 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
             args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
         except SystemExit as done:  # --help and --version
             return done.code if isinstance(done.code, int) else 0
-        if args.command in ("play", "selfplay", "arena"):
+        if args.command in ("play", "selfplay", "arena", "watch"):
             unknown = [item for item in extra if item.startswith("-")]
             args.options = [*args.options, *(item for item in extra if not item.startswith("-"))]
         else:
@@ -930,8 +1125,18 @@ def main(argv: list[str] | None = None) -> int:
             raise CliError(
                 f"unrecognized arguments: {' '.join(unknown)} (see 'tapete {args.command} --help')"
             )
+        if getattr(args, "game", None) is not None:
+            args.game = check_game_name(args.game)
         if args.command == "games":
             return cmd_games(console)
+        if args.command == "rules":
+            from tapete.cli.rules import cmd_rules
+
+            return cmd_rules(args, console)
+        if args.command == "watch":
+            from tapete.cli.watch import cmd_watch
+
+            return cmd_watch(args, console)
         if args.command == "play":
             return cmd_play(args, console)
         if args.command == "arena":

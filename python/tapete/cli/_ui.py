@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+import codecs
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
 from rich.text import Text
 
 from tapete import Game, State
@@ -16,10 +21,59 @@ MAX_SEED = 2**64
 PLAYER_PROBE = range(1, 13)
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP_WORDS = frozenset({"help", "?", "h"})
+CANCEL_WORDS = frozenset({"cancel", "undo", "back"})
 
 
 class CliError(Exception):
     """A mistake in the command line: printed as one red line, exit code 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# Terminals that cannot show Unicode (PYTHONIOENCODING=ascii, LANG=C)
+
+ASCII_FALLBACK = {
+    "·": "-",
+    "…": "...",
+    "▶": ">",
+    "◂": "<",
+    "✗": "x",
+    "→": "->",
+    "←": "<-",
+    "–": "-",
+    "—": "-",
+    "−": "-",
+    "±": "+/-",
+    "×": "x",
+    "♣": "C",
+    "♦": "D",
+    "♥": "H",
+    "♠": "S",
+    "•": "*",
+    "≥": ">=",
+    "≤": "<=",
+    "√": "sqrt",
+}
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start : error.end]
+    return "".join(ASCII_FALLBACK.get(ch, "?") for ch in bad), error.end
+
+
+codecs.register_error("tapete-ascii", _ascii_fallback)
+
+
+def plain_text_streams() -> None:
+    """On a stdout or stderr whose encoding is not a Unicode one, write what it cannot encode
+    as ASCII look-alikes (``▶`` as ``>``, ``…`` as ``...``, ``♦`` as ``D``) instead of failing.
+    Rich already draws its boxes and rules in ASCII there."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding.startswith("utf") and reconfigure is not None:
+            reconfigure(errors="tapete-ascii")
 
 
 # --------------------------------------------------------------------------------------------
@@ -46,6 +100,7 @@ def spanish_card_style(card: str) -> str:
 
 
 def plain_card_style(card: str) -> str:
+    """No style: the cards of a game without colours."""
     return ""
 
 
@@ -60,6 +115,49 @@ def styled_action(text: str, card_style: Callable[[str], str], bold: frozenset[s
             style = f"{style} bold".strip()
         out.append(token, style=style)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Narrow terminals: nothing is ever cut off or dropped
+
+
+def print_rule(console: Console, title: Text) -> None:
+    """A horizontal rule headed by ``title``; on a console too narrow for the title in the rule
+    (rich would cut it short), the title on its own line under a plain rule."""
+    if title.cell_len + 6 <= console.width:
+        console.rule(title)
+        return
+    console.rule()
+    console.print(title)
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table``, or, when the console is narrower than the table's least width (rich
+    would squeeze columns to an ellipsis or drop them), the same rows stacked: one line per row
+    (wrapped, never cut), each non-empty cell after its column's header, e.g.
+    ``▶ seat 2 (you) · team 0+2 · cards 15``. Nothing is dropped in either layout."""
+    wide = console.options.update_width(1 << 16)  # measured unclamped by the console width
+    if Measurement.get(console, wide, table).minimum <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(Text(str(table.title), style="bold"))
+    headers = [str(column.header) for column in table.columns]
+    cells = [list(column.cells) for column in table.columns]
+    for row in range(table.row_count):
+        line = Text()
+        separator = ""
+        for header, column in zip(headers, cells):
+            cell = column[row]
+            text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+            if not text.plain.strip():
+                continue
+            line.append(separator, style="dim")
+            if header:
+                line.append(f"{header} ", style="dim")
+            line.append_text(text)
+            separator = " · " if header else " "  # a marker (▶) heads its row
+        console.print(line)
 
 
 # --------------------------------------------------------------------------------------------
@@ -92,8 +190,12 @@ class GameUI:
     (Cau Robat: the rank, ``7`` for ``play 7``), and ``key_name`` what that word is;
     ``print_moves``, when given, prints the legal moves instead of the plain list (Cuajo: the
     discards on one line, keyed by their cards, then the other moves and hints); ``unit`` names
-    what the returns count (Cuajo: cents); ``keys_help`` explains the keys in ``tapete play
-    --help``.
+    what the returns count (Cuajo: cents), or ``unit_of`` does from the game's config (Cicera:
+    points for a single hand, matches otherwise); ``keys_help`` explains the keys in ``tapete
+    play --help``; ``deal_of`` gives the number of the deal (hand) under way, from ``seat``'s
+    view, so that ``play`` and ``watch`` can pause between deals; ``building``, when given, says
+    that ``seat`` is in the middle of a move made of several actions that reveal nothing and can
+    be taken back (Cicera: a capture, taken card by card), so that ``play`` offers ``cancel``.
     """
 
     title: str
@@ -107,14 +209,23 @@ class GameUI:
     print_moves: Callable[[Console, State, int, list[int]], None] | None = None
     unit: str = ""
     keys_help: str = ""
+    unit_of: Callable[[dict[str, Any]], str] | None = None
+    deal_of: Callable[[State, int], int] | None = None
+    building: Callable[[State, int], bool] | None = None
+
+    def unit_for(self, config: dict[str, Any]) -> str:
+        """What the returns of a game of ``config`` count ("chips", "points", ...)."""
+        return self.unit_of(config) if self.unit_of is not None else self.unit
 
 
 def _no_bold(state: State, seat: int) -> frozenset[str]:
+    """No card in bold."""
     return frozenset()
 
 
 def draw_generic(console: Console, game: Game, state: State, seat: int) -> None:
-    console.rule(Text(game.name))
+    """The table of a game without a :class:`GameUI`: its observation string for ``seat``."""
+    print_rule(console, Text(game.name))
     console.print(Text(state.observation_string(seat)))
 
 

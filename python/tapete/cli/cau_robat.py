@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, spanish_card_style
+from tapete.cli._ui import GameUI, Move, print_rule, print_table, spanish_card_style
 from tapete.cli.spoil_five import _seat_name
 
 CR_RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)  # the cycle of the runs: 12 and 1 are neighbours
@@ -443,6 +443,7 @@ def _cr_outcome_text(outcome: _CrOutcome, seat: int) -> Text:
 
 
 def narrate_cau_robat(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Cau Robat move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     cfg = move.game.config()
@@ -597,6 +598,7 @@ def _cr_cau_hint(v: dict[str, Any], seat: int) -> Text | None:
 
 
 def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Cau Robat table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     cfg = game.config()
     fancy = console.encoding.lower().startswith("utf")
@@ -606,7 +608,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
     if target > 1:
         title += f" · first to win {target} hands"
     console.print()
-    console.rule(Text(f"{title} · dealer: {_seat_name(v['dealer'], seat)}"))
+    print_rule(console, Text(f"{title} · dealer: {_seat_name(v['dealer'], seat)}"))
 
     table_line = Text("Table  ", style="bold")
     table_line.append_text(_cr_table_cards(v["table"]))
@@ -646,7 +648,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
             won,
             Text(", ".join(notes), style="dim"),
         )
-    console.print(seats)
+    print_table(console, seats)
 
     if chain is not None:
         for line in _cr_chain_lines(v, cfg, seat, fancy):
@@ -683,7 +685,7 @@ def draw_cau_robat(console: Console, game: Game, state: State, seat: int) -> Non
             ]
             won_by = _cr_seats(winners, seat) if winners else "nobody (tie)"
             past.add_row(str(i + 1), str(old["dealer"]), *sizes, won_by)
-        console.print(past)
+        print_table(console, past)
 
 
 def _cr_move_outcomes(state: State, seat: int) -> dict[str, _CrOutcome]:
@@ -740,4 +742,6 @@ UI = GameUI(
     move_key=_cr_move_key,
     key_name="rank",
     keys_help="the rank to play (7 for 'play 7')",
+    unit_of=lambda config: "hands" if config.get("hands_to_win", 1) == 1 else "matches",
+    deal_of=lambda state, seat: int(state.view(seat)["hand"]),
 )

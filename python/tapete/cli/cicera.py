@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, french_card_style
+from tapete.cli._ui import GameUI, Move, french_card_style, print_rule, print_table
 from tapete.cli.spoil_five import _seat_name
 
 CI_SUITS = "SHDC"
@@ -121,6 +121,7 @@ def _ci_trail_note(v: dict[str, Any], config: dict[str, Any], seat: int, fancy: 
 
 
 def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Cicera table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     config = game.config()
     fancy = console.encoding.lower().startswith("utf")
@@ -138,7 +139,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
     single = config.get("game_mode") == "single_hand"
     hand_text = "single hand" if single else f"hand {v['hand'] + 1} · match to {target}"
     console.print()
-    console.rule(Text(f"Cicera · {hand_text} · dealer: {_seat_name(v['dealer'], seat)}"))
+    print_rule(console, Text(f"Cicera · {hand_text} · dealer: {_seat_name(v['dealer'], seat)}"))
 
     scores = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
     scores.add_column("team", no_wrap=True)
@@ -164,7 +165,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
             Text(str(sum(1 for card in pile if card.endswith("S")))),
             _ci_cards([card for card in CI_KEY_CARDS if card in pile]),
         )
-    console.print(scores)
+    print_table(console, scores)
 
     seats = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False)
     seats.add_column("", no_wrap=True)
@@ -188,7 +189,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
             Text(str(v["hand_sizes"][s])),
             Text(", ".join(notes), style="dim"),
         )
-    console.print(seats)
+    print_table(console, seats)
     if v["stock_size"] or config.get("packet_size", 12) != 12:
         stock = _ci_span(f"Stock  {v['stock_size']} cards", "bold")
         if v["stock_size"]:
@@ -237,7 +238,7 @@ def draw_cicera(console: Console, game: Game, state: State, seat: int) -> None:
                 Text(cells[-1], style="bold"),
                 Text(_ci_pair(old["scores"]), style="bold"),
             )
-        console.print(past)
+        print_table(console, past)
 
 
 def _ci_bonus_names(
@@ -275,6 +276,7 @@ def _ci_bonus_text(names: list[str], gained: int) -> str:
 
 
 def narrate_cicera(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Cicera move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     config = move.game.config()
@@ -399,6 +401,12 @@ def _ci_bold(state: State, seat: int) -> frozenset[str]:
     return frozenset({trail}) if trail else frozenset()
 
 
+def _ci_building(state: State, seat: int) -> bool:
+    """``seat`` is taking the table cards of a capture one by one (it can start again)."""
+    v = state.view(seat)
+    return bool(v["phase"] == "capture" and v["to_play"] == seat)
+
+
 def _ci_moves_title(state: State, seat: int) -> Text:
     v = state.view(seat)
     if v["phase"] != "capture":
@@ -421,4 +429,7 @@ UI = GameUI(
     card_style=french_card_style,
     bold_cards=_ci_bold,
     moves_title=_ci_moves_title,
+    unit_of=lambda config: "points" if config.get("game_mode") == "single_hand" else "matches",
+    deal_of=lambda state, seat: int(state.view(seat)["hand"]),
+    building=_ci_building,
 )

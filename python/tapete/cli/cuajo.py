@@ -14,7 +14,7 @@ from rich.text import Text
 
 import tapete
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, spanish_card_style
+from tapete.cli._ui import GameUI, Move, print_rule, print_table, spanish_card_style
 from tapete.cli.spoil_five import _seat_name
 
 CJ_SUITS = "OCEB"
@@ -376,6 +376,7 @@ def _cj_last_draw(v: dict[str, Any], seat: int) -> Text | None:
 
 
 def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Cuajo table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     config = game.config()
     rules = _CjRules.of(config, v)
@@ -390,7 +391,7 @@ def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
     title = f"Cuajo · hand {v['hand'] + 1}" + (f" of {hands}" if hands > 1 else "")
     title += f" · dealer: {_seat_name(v['dealer'], seat)} · turn {v['turn'] + 1}"
     console.print()
-    console.rule(Text(title))
+    print_rule(console, Text(title))
 
     head = Text("Sowee ", style="bold")
     head.append_text(_cj_card(v["sowee"], "bold"))
@@ -445,7 +446,7 @@ def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
         if hands > 1:
             row.append(Text(_cj_cents(v["totals"][s]), style="bold"))
         seats.add_row(*row)
-    console.print(seats)
+    print_table(console, seats)
     if any(v["balances"]) or any(v["totals"]):
         money = "totals" if hands > 1 else "balances"
         line = Text("Teams  ", style="bold")
@@ -483,7 +484,7 @@ def draw_cuajo(console: Console, game: Game, state: State, seat: int) -> None:
             won = "wash" if winner is None else f"{_seat_name(winner, seat)} ({old['source']})"
             cells = [Text(_cj_cents(b)) for b in old["balances"]]
             past.add_row(str(i + 1), str(old["dealer"]), won, *cells)
-        console.print(past)
+        print_table(console, past)
 
 
 def _cj_rules_of(state: State, v: dict[str, Any]) -> _CjRules:
@@ -694,7 +695,7 @@ def _cj_print_moves(console: Console, state: State, seat: int, legal: list[int])
         cards = [card for card, _, away in hints if away == best]
         note = Text("closest to complete: discard ", style="dim")
         note.append_text(_cj_cards(cards[:5], " or "))
-        note.append(" …" if len(cards) > 5 else "")
+        note.append(f" (or {len(cards) - 5} more)" if len(cards) > 5 else "")
         note.append(f" ({best} away)")
         notes.append(note)
     if v["phase"] == "draw":
@@ -741,6 +742,7 @@ def _cj_payers(before: dict[str, Any], after: dict[str, Any], actor: int, seat: 
 
 
 def narrate_cuajo(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Cuajo move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     seat = move.seat
@@ -1001,6 +1003,7 @@ UI = GameUI(
     key_name="key",
     print_moves=_cj_print_moves,
     unit="cents",
+    deal_of=lambda state, seat: int(state.view(seat)["hand"]),
     keys_help="a card to discard it (5c), d draw, t take, w win, c claim, p pass, "
     "s<card> secret (sjc), ss<card> sowee secret with that extra card, y/n purro or not, "
     "a king for the purro marker",

@@ -12,7 +12,7 @@ from rich.text import Text
 
 import tapete
 from tapete import Game, State
-from tapete.cli._ui import GameUI, Move, french_card_style
+from tapete.cli._ui import GameUI, Move, french_card_style, print_rule, print_table
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -95,6 +95,7 @@ def _sf_deal_intro(v: dict[str, Any], seat: int, fancy: bool) -> Text:
 
 
 def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> None:
+    """The Spoil Five table as ``seat`` sees it (its ``view``), for ``tapete play``."""
     v = state.view(seat)
     n: int = v["players"]
     trump: str = v["trump"]
@@ -107,7 +108,7 @@ def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> No
     else:
         deal_text = f"deal {deal + 1} (extra deal {deal + 1 - num_deals})"
     console.print()
-    console.rule(Text(f"Spoil Five · {deal_text} · dealer: {_seat_name(v['dealer'], seat)}"))
+    print_rule(console, Text(f"Spoil Five · {deal_text} · dealer: {_seat_name(v['dealer'], seat)}"))
 
     head = Text("Trumps ")
     suit_style = f"{french_card_style('A' + trump)} bold".strip()
@@ -158,7 +159,7 @@ def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> No
             Text(", ".join(notes), style="dim"),
         ]
         table.add_row(*row)
-    console.print(table)
+    print_table(console, table)
 
     hand = v["hands"][seat]
     if hand:
@@ -198,10 +199,11 @@ def draw_spoil_five(console: Console, game: Game, state: State, seat: int) -> No
                 "-".join(str(t) for t in old["tricks_won"]),
                 _sf_short_outcome(old, seat),
             )
-        console.print(past)
+        print_table(console, past)
 
 
 def narrate_spoil_five(console: Console, move: Move) -> None:
+    """What ``move.seat`` witnessed of one applied Spoil Five move, in words."""
     before = move.before.view(move.seat)
     after = move.after.view(move.seat)
     trumps = frozenset(tapete.spoil_five.trump_order(before["trump"]))
@@ -276,4 +278,6 @@ UI = GameUI(
     narrate=narrate_spoil_five,
     card_style=french_card_style,
     bold_cards=_sf_trumps,
+    unit="chips",
+    deal_of=lambda state, seat: int(state.view(seat)["deal"]),
 )

@@ -249,18 +249,23 @@ class ReferenceGame(Generic[StateT]):
 
     @property
     def name(self) -> str:
+        """The registry name of the game."""
         return self._name
 
     def num_players(self) -> int:
+        """The number of seats."""
         return int(self._cfg["players"])
 
     def num_distinct_actions(self) -> int:
+        """The number of action ids."""
         return self._num_actions
 
     def observation_tensor_shape(self) -> tuple[int, ...]:
+        """The shape of ``observation_tensor(seat)``."""
         raise NotImplementedError
 
     def max_game_length(self) -> int:
+        """The most actions a game of this config can take."""
         raise NotImplementedError
 
     def _utility_bounds(self) -> tuple[float, float]:
@@ -268,12 +273,15 @@ class ReferenceGame(Generic[StateT]):
         raise NotImplementedError
 
     def min_utility(self) -> float:
+        """The least return a seat can end a game with."""
         return self._utility_bounds()[0]
 
     def max_utility(self) -> float:
+        """The greatest return a seat can end a game with."""
         return self._utility_bounds()[1]
 
     def config(self) -> dict[str, Any]:
+        """Every config option with its effective value."""
         return copy.deepcopy(self._cfg)
 
     def new_initial_state(
@@ -282,6 +290,7 @@ class ReferenceGame(Generic[StateT]):
         deck: Sequence[str] | None = None,
         decks: Sequence[Sequence[str]] | None = None,
     ) -> StateT:
+        """The state at the start of a game from ``seed`` (and given decks), as the engine's."""
         if deck is not None and decks is not None:
             raise ConfigError("give either deck or decks, not both")
         given: list[list[int]] = []
@@ -294,6 +303,7 @@ class ReferenceGame(Generic[StateT]):
         return self._new_state(check_seed(seed), given)
 
     def deserialize_state(self, data: str) -> StateT:
+        """The state that ``serialize()`` wrote, replayed; ParseError otherwise."""
         if not isinstance(data, str):
             raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
         try:
@@ -411,16 +421,20 @@ class ReferenceState:
         raise NotImplementedError
 
     def current_player(self) -> int:
+        """The seat to act, or ``TERMINAL`` (-4) once the game is over."""
         to_play = self._to_play()
         return TERMINAL if to_play is None else to_play
 
     def is_terminal(self) -> bool:
+        """Whether the game is over."""
         return self._terminal
 
     def legal_actions(self) -> list[int]:
+        """The legal action ids, ascending."""
         raise NotImplementedError
 
     def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
+        """A bool array: True for each legal action."""
         mask = np.zeros(self._game.num_distinct_actions(), dtype=np.bool_)
         for a in self.legal_actions():
             mask[a] = True
@@ -447,7 +461,21 @@ class ReferenceState:
             )
         return a
 
+    def explain_illegal(self, action: int) -> str | None:
+        """Why ``action`` is not legal now (the message ``apply_action`` would raise), ``None``
+        when it is legal; an action that is no id at all is an IllegalActionError, as in the
+        engine."""
+        a = as_int(action)
+        if a is None or not 0 <= a < self._game.num_distinct_actions():
+            self._check_action(action)  # raises
+        try:
+            self._check_action(action)
+        except IllegalActionError as error:
+            return str(error)
+        return None
+
     def apply_action(self, action: int) -> None:
+        """Applies a legal action id; IllegalActionError (state unchanged) otherwise."""
         a = self._check_action(action)
         # Rewards count from zero: money paid in at the deal belongs to the first action, so
         # the rewards of a whole game add up to its returns.
@@ -469,18 +497,23 @@ class ReferenceState:
         return a
 
     def action_to_string(self, action: int) -> str:
+        """The canonical text of an action id."""
         raise NotImplementedError
 
     def string_to_action(self, text: str) -> int:
+        """The action id of an action text; ParseError otherwise."""
         raise NotImplementedError
 
     def history(self) -> list[int]:
+        """The action ids applied so far."""
         return list(self._history)
 
     def returns(self) -> list[float]:
+        """Every seat's return so far."""
         raise NotImplementedError
 
     def rewards(self) -> list[float]:
+        """Every seat's reward for the last action."""
         return list(self._rewards)
 
     # ---------------------------------------------------------------- observations ---------
@@ -492,9 +525,11 @@ class ReferenceState:
         return seat
 
     def view(self, player: int | None = None) -> dict[str, Any]:
+        """A JSON-ready dict of what ``player`` may know (None: everything)."""
         raise NotImplementedError
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
+        """What ``player`` may know, as a float32 array."""
         raise NotImplementedError
 
     def _render_view(self, view: dict[str, Any]) -> str:
@@ -502,9 +537,11 @@ class ReferenceState:
         raise NotImplementedError
 
     def observation_string(self, player: int) -> str:
+        """The table as ``player`` sees it, as text."""
         return self._render_view(self.view(self._check_seat(player)))
 
     def information_state_string(self, player: int) -> str:
+        """Everything ``player`` has seen, in order (perfect recall)."""
         seat = self._check_seat(player)
         lines = [
             f"{self._game.name} {json.dumps(self._cfg, sort_keys=True, separators=(',', ':'))}",
@@ -519,6 +556,7 @@ class ReferenceState:
     # ---------------------------------------------------------------- copies, equality -----
 
     def clone(self) -> Self:
+        """An independent copy of the state."""
         return copy.deepcopy(self)
 
     def _pending_decks(self) -> list[list[int]]:
@@ -536,6 +574,7 @@ class ReferenceState:
     # ---------------------------------------------------------------- serialization --------
 
     def serialize(self) -> str:
+        """The state as JSON that ``deserialize_state`` replays."""
         pack = self._game._pack
         return json.dumps(
             {

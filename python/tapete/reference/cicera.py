@@ -110,6 +110,7 @@ def rank_of(card: int) -> int:
 
 
 def is_numeral(card: int) -> bool:
+    """Whether the card has a capture value (ace to ten)."""
     return rank_of(card) <= 9
 
 

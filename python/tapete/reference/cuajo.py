@@ -112,14 +112,17 @@ Counts = list[int]
 
 
 def suit_of(card: int) -> int:
+    """Suit index of a kind (0 coins, 1 cups, 2 swords, 3 batons)."""
     return card // 7
 
 
 def rank_of(card: int) -> int:
+    """Rank index of a kind (0 ace, 1 three, ... 6 king)."""
     return card % 7
 
 
 def is_king(card: int) -> bool:
+    """Whether the kind is a king."""
     return rank_of(card) == KING
 
 

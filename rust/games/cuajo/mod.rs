@@ -1872,6 +1872,10 @@ impl Game for Cuajo {
         self.rule_of_thumb(legal, rng)
     }
 
+    fn illegal_reason(&self, action: Action) -> Option<String> {
+        self.why_illegal(action)
+    }
+
     fn resample_deal(
         start: &Self,
         actions: &[Action],
@@ -1880,6 +1884,168 @@ impl Game for Cuajo {
     ) -> Option<(Vec<u8>, Vec<Action>)> {
         let plan = Unseen::of(start, actions, seat)?;
         (0..PROPOSALS).find_map(|_| plan.propose(start, actions, seat, rng))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Why an action is illegal, told to the player to act from what he may know: his own cards and
+// the public table (never who else could claim, nor any other hidden card).
+
+impl Cuajo {
+    fn start_of_turn(&self) -> String {
+        match self.top_discard() {
+            _ if self.stock_size() == 0 => "the stock is empty: 'take' the top discard (only if \
+                it completes your hand) or 'pass' (the hand is a wash)"
+                .into(),
+            Some(d) => format!(
+                "start your turn with 'draw' (the top stock card) or 'take' (the last discard, \
+                 {})",
+                name(d as usize)
+            ),
+            None => "start your turn with 'draw'".into(),
+        }
+    }
+
+    fn not_in_hand(&self, s: usize, k: usize) -> String {
+        if self.extra[s] == Some(k as u8) {
+            format!(
+                "{} is the extra card of your sowee secret: it can never be discarded",
+                name(k)
+            )
+        } else if self.committed[s][k] > 0 {
+            format!(
+                "your {} are in a secret: secrets are never discarded",
+                name(k)
+            )
+        } else {
+            format!("you do not hold {}", name(k))
+        }
+    }
+
+    fn why_illegal(&self, action: Action) -> Option<String> {
+        let s = self.current as usize;
+        let hand = &self.concealed[s];
+        let w = self.sowee as usize;
+        let penalised = || {
+            let n = self.penalty[s];
+            format!(
+                "you lost purro and are penalised for {n} more turn{}: you cannot win",
+                if n == 1 { "" } else { "s" }
+            )
+        };
+        let empty_take = "you took the last discard from an empty stock: you cannot discard, \
+                          only win";
+        Some(match (self.phase, action) {
+            (Phase::Over, _) => return None,
+            (Phase::Draw, Action::Take) if !self.may_win(s) => format!(
+                "{}; with the stock empty the last discard is taken only to win",
+                penalised()
+            ),
+            (Phase::Draw, Action::Take) => format!(
+                "the stock is empty and the top discard {} does not complete your hand: it may \
+                 be taken only to win",
+                self.top_discard()
+                    .map_or_else(String::new, |d| name(d as usize))
+            ),
+            (Phase::Draw, Action::Pass) => {
+                "you may pass only when the stock is empty: 'draw' or 'take'".into()
+            }
+            (Phase::Draw, _) => self.start_of_turn(),
+            (Phase::DrawerOption, _) => format!(
+                "the card you drew ({}) completes your hand: first decide, 'win' or 'pass'",
+                self.last_draw
+                    .map_or_else(String::new, |d| name(d.card as usize))
+            ),
+            (Phase::Claim, _) => {
+                let drawer = self.turn_of;
+                let card = self
+                    .last_draw
+                    .map_or_else(String::new, |d| name(d.card as usize));
+                format!("{card}, shown by seat {drawer}, completes your hand: 'claim' it or 'pass'")
+            }
+            (Phase::PurroCall, Action::Purro) => {
+                "your hand has no waits (no card would complete it): you cannot call purro".into()
+            }
+            (Phase::PurroCall, _) => "your turn is over: decide 'purro' or 'no-purro'".into(),
+            (Phase::Marker, Action::Marker(suit)) => format!(
+                "you hold no K{}: the purro marker is one of your kings",
+                SUITS[suit as usize]
+            ),
+            (Phase::Marker, _) => {
+                "first choose your purro marker: 'marker <king>', one of your kings".into()
+            }
+            // The opening and the action phase: the player holds 16.
+            (_, Action::Discard(_)) if self.last_take => empty_take.into(),
+            (_, Action::Discard(k)) if is_king(k as usize) => {
+                format!("{} is a king: kings are never discarded", name(k as usize))
+            }
+            (_, Action::Discard(k)) if hand[k as usize] == 0 => self.not_in_hand(s, k as usize),
+            (_, Action::Discard(k)) => format!(
+                "you took {} from the discard pile this turn: it may not be discarded again \
+                 (may_rediscard_taken_card = false)",
+                name(k as usize)
+            ),
+            (_, Action::Secret(k)) if k as usize == w => format!(
+                "only three copies of the sowee {} are in play: declare them as a sowee secret \
+                 ('sowee-secret <card>')",
+                name(w)
+            ),
+            (_, Action::Secret(k)) if hand[k as usize] < 4 => format!(
+                "a secret is four identical cards in hand: you hold {} {}",
+                hand[k as usize],
+                name(k as usize)
+            ),
+            (_, Action::SoweeSecret(_)) if hand[w] < 3 => format!(
+                "a sowee secret needs the three copies of the sowee {} in hand: you hold {} of them",
+                name(w),
+                hand[w]
+            ),
+            (_, Action::SoweeSecret(k)) if k as usize == w => format!(
+                "the extra card of a sowee secret is of another kind than the sowee {}",
+                name(w)
+            ),
+            (_, Action::SoweeSecret(k)) if hand[k as usize] == 0 => {
+                format!("you do not hold {}", name(k as usize))
+            }
+            (_, Action::Secret(_) | Action::SoweeSecret(_)) if !self.rules.secret_then_win => {
+                format!(
+                    "{empty_take}, and no secret may be declared on a winning turn \
+                     (secret_on_winning_turn = false)"
+                )
+            }
+            (_, Action::Secret(_) | Action::SoweeSecret(_)) => {
+                format!("{empty_take}: only a secret that keeps your hand complete")
+            }
+            (Phase::Opening, Action::Draw | Action::Take) => {
+                "the dealer does not draw at the opening: declare a secret, win or discard".into()
+            }
+            (_, Action::Draw | Action::Take) => {
+                "you have drawn already this turn: declare a secret, win or discard".into()
+            }
+            (Phase::Opening, Action::Win) if !self.rules.natural_win => {
+                "no natural win at the opening in this game (dealer_natural_win = false)".into()
+            }
+            (_, Action::Win) if !self.may_win(s) => penalised(),
+            (_, Action::Win) if self.secret_this_turn && !self.rules.secret_then_win => {
+                "you declared a secret this turn: no win in the same turn \
+                 (secret_on_winning_turn = false)"
+                    .into()
+            }
+            (_, Action::Win) => "your hand is not complete".into(),
+            (_, Action::Claim) => "there is no shown card to claim now".into(),
+            (_, Action::Pass) if self.last_take => empty_take.into(),
+            (_, Action::Pass) => {
+                "pass only ends a dead hand (nothing to discard and no win): discard a card".into()
+            }
+            (_, Action::Marker(_)) => "there is no purro marker to choose now".into(),
+            (_, Action::Purro | Action::NoPurro) if !self.rules.optional_call => {
+                "purro is called automatically at the end of a turn (purro_call = \"forced\")"
+                    .into()
+            }
+            (_, Action::Purro | Action::NoPurro) => {
+                "purro is decided at the end of your turn, after your discard".into()
+            }
+        })
     }
 }
 
