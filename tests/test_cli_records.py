@@ -52,9 +52,11 @@ def test_selfplay_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     for s in range(4):  # the table reports these very games
         assert f"{returns[:, s].mean():+.3f}" in out
     assert records.check(path) == 30
-    code, _, err = run(capsys, "selfplay", "cicera", "--games", "2", "--python-loop",
-                       "--out", str(path))  # fmt: skip
-    assert code == 2 and "drop --python-loop" in err
+    loop = tmp_path / "loop.jsonl"  # the Python loop plays the native games: the same records
+    code, _, err = run(capsys, "selfplay", "spoil_five", "--games", "30", "--seed", "5",
+                       "--python-loop", "--out", str(loop))  # fmt: skip
+    assert code == 0 and err == ""
+    assert list(records.read(loop)) == recs
     code, _, err = run(capsys, "selfplay", "cicera", "--games", "2", "--out", str(tmp_path))
     assert code == 2 and "cannot write records to" in err
 

@@ -651,8 +651,9 @@ def public_objects() -> list[tuple[str, Any]]:
             found.append((f"{module_name}.{name}", obj))
             if inspect.isclass(obj):
                 for attr in dir(obj):
-                    if attr.startswith("_"):
-                        continue
+                    owner = next((k for k in obj.__mro__ if attr in vars(k)), obj)
+                    if attr.startswith("_") or not owner.__module__.startswith("tapete"):
+                        continue  # what a host library's base class defines is not ours
                     static = inspect.getattr_static(obj, attr)
                     member = getattr(obj, attr)
                     if isinstance(static, property):
