@@ -48,6 +48,7 @@ CONFIGS: dict[str, list[dict[str, Any]]] = {
     ],
 }
 CASES = [(name, config) for name, configs in CONFIGS.items() for config in configs]
+CASE_IDS = [f"{name}-{i}" for name, configs in CONFIGS.items() for i in range(len(configs))]
 
 
 def explicit(name: str, **config: Any) -> Any:
@@ -66,7 +67,7 @@ def choose_action(name: str, state: Any, rng: random.Random) -> int:
 
 
 def is_dealer_node(state: Any) -> bool:
-    return state.action_to_string(state.legal_actions()[0]).startswith("first dealer")
+    return state.action_to_string(state.legal_actions()[0]).startswith("dealer ")
 
 
 def rank_of(card: str) -> str:
@@ -128,10 +129,11 @@ def test_first_dealer_node(name: str) -> None:
     assert state.chance_outcomes() == [(seat, 1.0 / n) for seat in range(n)]
     assert state.legal_actions() == list(range(n))
     assert state.legal_actions_mask().shape == (MAX_OUTCOMES[name],)
-    assert [state.action_to_string(s) for s in range(n)] == [f"first dealer {s}" for s in range(n)]
-    assert state.string_to_action("First Dealer 2") == 2
-    with pytest.raises(ParseError):
-        state.string_to_action(f"first dealer {n}")
+    assert [state.action_to_string(s) for s in range(n)] == [f"dealer {s}" for s in range(n)]
+    assert state.string_to_action("Dealer 2") == 2
+    for text in (f"dealer {n}", "dealer -1", "first dealer 1", "dealer"):
+        with pytest.raises(ParseError):
+            state.string_to_action(text)
     with pytest.raises(ParseError):
         state.string_to_action("deal 3O")
     with pytest.raises(IllegalActionError):
@@ -175,7 +177,7 @@ def expected_outcomes(
     return [(c, 1.0 / len(cards)) for c in cards]
 
 
-@pytest.mark.parametrize(("name", "config"), CASES)
+@pytest.mark.parametrize(("name", "config"), CASES, ids=CASE_IDS)
 def test_every_chance_node_follows_the_rules(name: str, config: dict[str, Any]) -> None:
     game = R.load_game(name, explicit_chance=True, **config)
     players = game.num_players()
@@ -363,7 +365,9 @@ REPLAYS = [(name, config, 1) for name, config in CASES] + [
 ]
 
 
-@pytest.mark.parametrize(("name", "config", "seed"), REPLAYS)
+@pytest.mark.parametrize(
+    ("name", "config", "seed"), REPLAYS, ids=[*CASE_IDS, "cuajo-0-0", "cuajo-0-1"]
+)
 def test_seeded_game_replays_as_chance_outcomes(
     name: str, config: dict[str, Any], seed: int
 ) -> None:
@@ -393,9 +397,14 @@ def test_seeded_game_replays_as_chance_outcomes(
                 state.apply_action(first_dealer)
                 continue
             deal = state.view()[DEAL_KEY[name]]
-            card = deal_order(name, decks[deal], players)[used[deal]]
+            order = [
+                state.string_to_action(f"deal {c}") for c in deal_order(name, decks[deal], players)
+            ]
+            # Every node (Cuajo's extra draws too) offers what the rules say.
+            dealt = order[: used[deal]]
+            assert state.chance_outcomes() == expected_outcomes(name, players, dealt, len(dealt))
+            state.apply_action(order[used[deal]])
             used[deal] += 1
-            state.apply_action(state.string_to_action(f"deal {card}"))
         assert snapshot(state, players) == expected, f"{name} {config} seed {seed} step {i}"
         if applied == before and i > 1:  # the rewards of the same action (the first
             assert state.rewards() == rewards  # deal's antes go to a chance outcome here)
@@ -446,7 +455,7 @@ def chance_nodes(name: str, config: dict[str, Any], seed: int, every: int = 9) -
     return found[:40]
 
 
-@pytest.mark.parametrize(("name", "config"), CASES)
+@pytest.mark.parametrize(("name", "config"), CASES, ids=CASE_IDS)
 def test_serialize_pickle_clone_at_chance_nodes(name: str, config: dict[str, Any]) -> None:
     game = R.load_game(name, explicit_chance=True, **config)
     for node in chance_nodes(name, config, 3)[::3]:
@@ -525,7 +534,7 @@ def replay_with(game: Any, history: list[int], index: int, rng: random.Random) -
     return state
 
 
-@pytest.mark.parametrize(("name", "config"), CASES)
+@pytest.mark.parametrize(("name", "config"), CASES, ids=CASE_IDS)
 def test_chance_nodes_never_leak(name: str, config: dict[str, Any]) -> None:
     """At a chance node a view never shows a card not dealt yet, no seat sees another's hand,
     and changing one dealt card that ends in a hand changes nothing the other seats observe
@@ -562,7 +571,7 @@ def test_chance_nodes_never_leak(name: str, config: dict[str, Any]) -> None:
     assert compared > 0
 
 
-@pytest.mark.parametrize(("name", "config"), CASES)
+@pytest.mark.parametrize(("name", "config"), CASES, ids=CASE_IDS)
 def test_resample_at_chance_nodes(name: str, config: dict[str, Any]) -> None:
     game = R.load_game(name, explicit_chance=True, **config)
     players = game.num_players()
@@ -584,7 +593,7 @@ def test_resample_at_chance_nodes(name: str, config: dict[str, Any]) -> None:
     assert changed > 0  # other seats' hidden cards are really re-dealt
 
 
-@pytest.mark.parametrize(("name", "config"), CASES)
+@pytest.mark.parametrize(("name", "config"), CASES, ids=CASE_IDS)
 def test_resample_at_decision_nodes(name: str, config: dict[str, Any]) -> None:
     """With explicit chance a resampled state replays the history with the re-dealt cards as
     its chance outcomes; the seat observes exactly the same and may do the same."""
@@ -664,7 +673,7 @@ LOCK_STEP = [(name, config, 21) for name, config in CASES] + [("cuajo", {}, 1)]
 
 
 @needs_engine
-@pytest.mark.parametrize(("name", "config", "seed"), LOCK_STEP)
+@pytest.mark.parametrize(("name", "config", "seed"), LOCK_STEP, ids=[*CASE_IDS, "cuajo-0-1"])
 def test_engine_and_reference_in_lock_step(name: str, config: dict[str, Any], seed: int) -> None:
     engine = tapete.load_game(name, explicit_chance=True, **config).new_initial_state(seed=seed)
     reference = R.load_game(name, explicit_chance=True, **config).new_initial_state(seed=seed)

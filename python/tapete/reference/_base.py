@@ -544,7 +544,7 @@ class ReferenceState:
                 raise IllegalActionError(
                     f"a first dealer is a seat 0..{self._n - 1}, got {shown(outcome)}"
                 )
-            return f"first dealer {a}"
+            return f"dealer {a}"
         top = self._game.max_chance_outcomes() - 1
         a = as_int(outcome)
         if a is None or not 0 <= a <= top:
@@ -555,14 +555,14 @@ class ReferenceState:
         words = text.split()
         if self._chance == _DEALER:
             if (
-                len(words) == 3
-                and [w.lower() for w in words[:2]] == ["first", "dealer"]
-                and words[2] in {str(q) for q in range(self._n)}
+                len(words) == 2
+                and words[0].lower() == "dealer"
+                and words[1] in {str(q) for q in range(self._n)}
             ):
-                return int(words[2])
+                return int(words[1])
             raise ParseError(
-                f"not an outcome of this chance node: {shown(text)} (expected 'first dealer "
-                f"<seat>' with a seat 0..{self._n - 1})"
+                f"not an outcome of this chance node: {shown(text)} (expected 'dealer <seat>' "
+                f"with a seat 0..{self._n - 1})"
             )
         if len(words) == 2 and words[0].lower() == "deal":
             return self._game._pack.parse(words[1])
@@ -681,7 +681,7 @@ class ReferenceState:
 
     def action_to_string(self, action: int) -> str:
         """The canonical string of an action (of a chance outcome at a chance node:
-        ``deal <card>``, or ``first dealer <seat>``)."""
+        ``deal <card>``, or ``dealer <seat>`` for the first dealer)."""
         if self._chance is not None:
             return self._chance_string(action)
         return self._action_string(action)
