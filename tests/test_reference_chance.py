@@ -593,6 +593,28 @@ def test_resample_at_chance_nodes(name: str, config: dict[str, Any]) -> None:
     assert changed > 0  # other seats' hidden cards are really re-dealt
 
 
+def test_resample_during_a_deal_is_uniform() -> None:
+    """Six Spoil Five cards dealt (dealer 3: two each to seats 0, 1, 2): seat 0 knows its own
+    two, so the four others are a uniform draw from the other 50 cards; their suits follow."""
+    state = R.load_game("spoil_five", explicit_chance=True, first_dealer=3).new_initial_state()
+    rng = random.Random(8)
+    for _ in range(6):
+        state.apply_action(pick_outcome(state, rng))
+    own = state.view(0)["hands"][0]
+    unseen = Counter({suit: 13 for suit in "CDHS"})
+    unseen.subtract(Counter(c[-1] for c in own))
+    samples = 300
+    suits: Counter[str] = Counter()
+    for seed in range(samples):
+        sample = state.resample_from_infostate(0, seed)
+        assert sample.view(0) == state.view(0) and len(sample.history()) == 6
+        others = sample.view()["hands"][1] + sample.view()["hands"][2]
+        assert len(others) == 4 and not set(others) & set(own)
+        suits.update(c[-1] for c in others)
+    expected = {suit: 4 * samples * unseen[suit] / 50 for suit in "CDHS"}
+    assert chi_square(suits, expected) < CHI2_999[3], suits
+
+
 @pytest.mark.parametrize(("name", "config"), CASES, ids=CASE_IDS)
 def test_resample_at_decision_nodes(name: str, config: dict[str, Any]) -> None:
     """With explicit chance a resampled state replays the history with the re-dealt cards as
