@@ -11,14 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.errors import ConfigError
-from tapete.reference._base import TERMINAL
+from tapete.reference._base import CHANCE, TERMINAL
 from tapete.reference._text import shown
 from tapete.reference.cau_robat import CauRobatGame
 from tapete.reference.cicera import CiceraGame
 from tapete.reference.cuajo import CuajoGame
 from tapete.reference.spoil_five import SpoilFiveGame
 
-__all__ = ["TERMINAL", "list_games", "load_game"]
+__all__ = ["CHANCE", "TERMINAL", "list_games", "load_game"]
 
 # One line per game: registry name -> constructor taking the config as keyword arguments.
 _GAMES: dict[str, Callable[..., Any]] = {
@@ -35,7 +35,11 @@ def list_games() -> list[str]:
 
 
 def load_game(name: str, **config: Any) -> Any:
-    """A game by registry name; ``ConfigError`` for an unknown game or a bad config."""
+    """A game by registry name; ``ConfigError`` for an unknown game or a bad config.
+
+    ``explicit_chance=True`` gives states whose random events are chance nodes (``CHANCE`` to
+    act, ``chance_outcomes()``), applied with ``apply_action`` like actions.
+    """
     if not isinstance(name, str) or name not in _GAMES:
         raise ConfigError(f"unknown game {shown(name)} (expected one of: {', '.join(_GAMES)})")
     return _GAMES[name](**config)

@@ -1,9 +1,18 @@
 """What every reference model shares: argument checks and the generic parts of the contract.
 
-The game modules (``spoil_five``, ``cicera``, ``cau_robat``) hold the rules of their game; what
-does not depend on the rules lives here: the checks of integers, seeds, decks, seats and config
-values, and the base classes ``ReferenceGame`` and ``ReferenceState`` with the methods that only
-depend on the configuration, the seed, the decks and the history.
+The game modules (``spoil_five``, ``cicera``, ``cau_robat``, ``cuajo``) hold the rules of their
+game; what does not depend on the rules lives here: the checks of integers, seeds, decks, seats
+and config values, and the base classes ``ReferenceGame`` and ``ReferenceState`` with the methods
+that only depend on the configuration, the seed, the decks and the history, and the chance nodes.
+
+Chance (docs/engine.md, "Chance nodes").  Every random event of a game is a chance node: the
+first dealer when it is random, and each card a deal takes from its deck, one at a time, in the
+dealing order of the game's rules document.  A game asks for the next card with
+``_await_card(then)`` and returns; the card comes back through the method named ``then``.  With
+``explicit_chance`` the state stops there (``current_player() == CHANCE``) until
+``apply_action(outcome)``; otherwise the card is the next one of the deal's seeded (or given)
+deck, so both modes go through the same procedure and a seeded game's deck, read in dealing
+order, is its sequence of chance outcomes.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ import marshal
 import numbers
 import operator
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
@@ -26,6 +36,7 @@ from tapete.reference.cards import Pack
 from tapete.reference.rng import MASK64, SplitMix64
 
 __all__ = [
+    "CHANCE",
     "json_copy",
     "ReferenceGame",
     "ReferenceState",
@@ -52,6 +63,7 @@ def json_copy(value: Any) -> Any:
 
 
 TERMINAL = -4  # ``current_player()`` once the game is over
+CHANCE = -1  # ``current_player()`` at a chance node (explicit chance only)
 _RESAMPLE_SALT = 0x5DEECE66D2545F49  # seed ^ salt seeds the sampler of resample_from_infostate
 
 
@@ -235,8 +247,10 @@ class ReferenceGame(Generic[StateT]):
     _pack: ClassVar[Pack]  # the cards of a deck
     _defaults: ClassVar[dict[str, Any]]  # every config key with its default
     _num_actions: ClassVar[int]  # number of distinct action ids
+    _max_chance_outcomes: ClassVar[int]  # number of distinct chance outcome ids
 
-    def __init__(self, **config: Any) -> None:
+    def __init__(self, explicit_chance: object = False, **config: Any) -> None:
+        self._explicit: bool = boolean("explicit_chance", explicit_chance)
         self._cfg: dict[str, Any] = self._validate(dict(config))
 
     def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -260,6 +274,11 @@ class ReferenceGame(Generic[StateT]):
         """The number of action ids."""
         return self._num_actions
 
+    def max_chance_outcomes(self) -> int:
+        """Chance outcome ids are ``0 .. max_chance_outcomes() - 1``: a card id (a kind in
+        Cuajo), or the seat of the first dealer."""
+        return self._max_chance_outcomes
+
     def observation_tensor_shape(self) -> tuple[int, ...]:
         """The shape of ``observation_tensor(seat)``."""
         raise NotImplementedError
@@ -281,8 +300,12 @@ class ReferenceGame(Generic[StateT]):
         return self._utility_bounds()[1]
 
     def config(self) -> dict[str, Any]:
-        """Every config option with its effective value."""
-        return copy.deepcopy(self._cfg)
+        """Every config key with its value; ``explicit_chance`` only when it is on, so that
+        ``load_game(name, **game.config())`` gives the same game."""
+        cfg = copy.deepcopy(self._cfg)
+        if self._explicit:
+            cfg["explicit_chance"] = True
+        return cfg
 
     def new_initial_state(
         self,
@@ -293,6 +316,11 @@ class ReferenceGame(Generic[StateT]):
         """The state at the start of a game from ``seed`` (and given decks), as the engine's."""
         if deck is not None and decks is not None:
             raise ConfigError("give either deck or decks, not both")
+        if self._explicit and (deck is not None or decks is not None):
+            raise ConfigError(
+                "with explicit_chance the cards are chance outcomes applied one at a time: "
+                "no deck can be given"
+            )
         given: list[list[int]] = []
         if deck is not None:
             given = [check_deck(deck, self._pack)]
@@ -335,6 +363,11 @@ class ReferenceGame(Generic[StateT]):
             raise ParseError("serialized history must be a list of action ids")
         if not isinstance(decks, list):
             raise ParseError("serialized decks must be a list of decks")
+        if self._explicit and decks:
+            raise ParseError(
+                "serialized decks must be empty with explicit_chance (the cards dealt are "
+                "chance outcomes in the history)"
+            )
         try:
             given = [check_deck(deck, self._pack) for deck in decks]
         except ConfigError as err:
@@ -353,17 +386,21 @@ class ReferenceGame(Generic[StateT]):
             isinstance(other, ReferenceGame)
             and other._name == self._name
             and other._cfg == self._cfg
+            and other._explicit == self._explicit
         )
 
     def __hash__(self) -> int:
-        return hash(json.dumps(self._cfg, sort_keys=True))
+        return hash((json.dumps(self._cfg, sort_keys=True), self._explicit))
 
     def _changed_config(self) -> dict[str, Any]:
         """The options ``repr`` shows: those that differ from their defaults."""
         return {k: v for k, v in self._cfg.items() if v != self._defaults[k]}
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._changed_config().items())
+        changed = self._changed_config()
+        if self._explicit:
+            changed["explicit_chance"] = True
+        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
         return f"{type(self).__name__}({args})"
 
 
@@ -371,14 +408,21 @@ class ReferenceGame(Generic[StateT]):
 # State
 # ----------------------------------------------------------------------------------------------
 
+_DEALER = "dealer"  # chance node kinds: the first dealer, the next card of the deal's deck
+_CARD = "card"
+
 
 class ReferenceState:
     """The parts of a state that do not depend on the rules.
 
-    A game's state calls ``__init__`` first (it draws the first dealer) and then deals; it
-    implements the rules through ``_to_play``, ``legal_actions``, ``_apply``,
-    ``action_to_string``, ``string_to_action``, ``returns``, ``view``, ``observation_tensor``,
-    ``_render_view`` and ``_resample``.
+    A game's state calls ``__init__`` first (it draws the first dealer when it is seeded), sets
+    up its own fields and calls ``_begin``, which starts the first deal with ``_first_deal``
+    (after the first dealer's chance node with explicit chance).  It implements the rules
+    through ``_to_play``, ``_legal_actions``, ``_apply``, ``_action_string``,
+    ``_string_action``, ``returns``, ``_view``, ``_observation_tensor``, ``_render_view``,
+    ``_describe`` and ``_resample``; its deals take their cards with ``_draw_deck`` and
+    ``_await_card`` (module docstring), and ``_dealable``, ``_deal_order`` and ``_sees_position``
+    describe its chance nodes.
     """
 
     _game: ReferenceGame[Any]
@@ -387,6 +431,7 @@ class ReferenceState:
     def __init__(self, game: ReferenceGame[Any], seed: int, given_decks: list[list[int]]) -> None:
         self._game = game
         self._cfg: dict[str, Any] = game._cfg
+        self._explicit = game._explicit
         self._n: int = game.num_players()
         self._seed = seed
         self._rng = SplitMix64(seed)
@@ -396,23 +441,152 @@ class ReferenceState:
         self._events: list[tuple[int | None, str]] = []  # (seat that sees it or None, text)
         self._rewards: list[float] = [0.0] * self._n
         self._terminal = False
-        if self._cfg["first_dealer"] == "random":
-            self._first_dealer = self._rng.below(self._n)
-        else:
+        # The chance node waiting for its outcome: its kind (None at a decision node) and, for
+        # a card, the name of the method that takes it (a name, so that states deep-copy).
+        self._chance: str | None = None
+        self._then = ""
+        self._sequence: list[int] = []  # the current deal's cards in dealing order (see _draw_deck)
+        self._drawn = 0  # how many of them are dealt
+        self._opened_at = 0  # length of the history when the current deal's deck was opened
+        self._override: tuple[int, list[int]] | None = None  # replays: (deal, its outcomes)
+        self._first_dealer: int | None = None
+        if self._cfg["first_dealer"] != "random":
             self._first_dealer = int(self._cfg["first_dealer"])
+        elif not self._explicit:
+            self._first_dealer = self._rng.below(self._n)
 
-    def _draw_deck(self, index: int) -> list[int]:
-        """The deck of deal ``index`` (a given one, else shuffled), recorded in ``_decks``."""
-        deck = self._game._pack.full_pack()
-        self._rng.shuffle(deck)  # always drawn, even when a deck is given
-        if index < len(self._given):
-            deck = list(self._given[index])
-        self._decks.append(deck)
-        return deck
+    def _begin(self) -> None:
+        """Start the match: the first dealer's chance node, or the first deal at once."""
+        if self._first_dealer is None:
+            self._chance = _DEALER
+        else:
+            self._first_deal(self._first_dealer)
+        self._deal_known_cards()
+
+    def _first_deal(self, dealer: int) -> None:
+        """Start the first deal of the match with ``dealer``."""
+        raise NotImplementedError
 
     def _event(self, seat: int | None, text: str) -> None:
         """Log ``text`` for the information state of ``seat`` (of everybody for ``None``)."""
         self._events.append((seat, text))
+
+    # ---------------------------------------------------------------- chance ---------------
+
+    def _draw_deck(self, index: int) -> list[int]:
+        """Open the deck of deal ``index``, recorded in ``_decks``, and return it.
+
+        Seeded: the deck is shuffled (``_shuffled_deck``) and its cards, in the game's dealing
+        order (``_deal_order``), are the outcomes of the deal's chance nodes.  Explicit: nothing
+        is drawn; the deck is the deal's dealt cards in dealing order followed by the cards not
+        dealt yet in ascending order (a placeholder nobody sees), and each outcome moves its
+        card to the end of the dealt part, so the deck is always a whole pack.
+        """
+        if self._explicit:
+            deck = self._game._pack.full_pack()
+            self._sequence = deck
+        else:
+            deck = self._shuffled_deck(index)
+            self._sequence = self._deal_order(deck)
+        self._decks.append(deck)
+        self._drawn = 0
+        self._opened_at = len(self._history)
+        return deck
+
+    def _shuffled_deck(self, index: int) -> list[int]:
+        """The seeded deck of deal ``index``: the pack shuffled, replaced by a given deck."""
+        deck = self._game._pack.full_pack()
+        self._rng.shuffle(deck)  # always drawn, even when a deck is given
+        if index < len(self._given):
+            deck = list(self._given[index])
+        return deck
+
+    def _deal_order(self, deck: list[int]) -> list[int]:
+        """A recorded deck's cards in the order the deal takes them (the deck itself)."""
+        return deck
+
+    def _await_card(self, then: str) -> None:
+        """A chance node: the next card of the deal's deck goes to the method named ``then``.
+
+        The caller returns right after: the card comes from the seeded deck as soon as the
+        action under way is done, or from ``apply_action`` with explicit chance.
+        """
+        self._chance, self._then = _CARD, then
+
+    def _dealable(self, undealt: list[int]) -> list[int]:
+        """The cards of ``undealt`` (the deck's cards not dealt yet) the pending chance node
+        may deal: all of them but in Cau Robat's table."""
+        return undealt
+
+    def _deal_known_cards(self) -> None:
+        """Resolve the chance nodes whose outcome is known: every one when seeded."""
+        while self._chance == _CARD and not self._explicit:
+            self._resolve(self._sequence[self._drawn])
+
+    def _resolve(self, outcome: int) -> None:
+        """Apply a chance outcome (already checked) and everything that follows it."""
+        kind, self._chance = self._chance, None
+        if kind == _DEALER:
+            self._first_dealer = outcome
+            self._first_deal(outcome)
+            return
+        if self._explicit:  # move the card from the undealt part to the end of the dealt part
+            seq = self._sequence
+            seq.insert(self._drawn, seq.pop(seq.index(outcome, self._drawn)))
+        self._drawn += 1
+        getattr(self, self._then)(outcome)
+
+    def is_chance_node(self) -> bool:
+        """Whether the state waits for a chance outcome (never without explicit chance)."""
+        return self._chance is not None
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``(outcome, probability)`` of the pending chance node, ascending outcome ids; empty
+        at a decision node or a terminal state.
+
+        A card is drawn uniformly from the cards of the deck not dealt yet that the node may
+        deal, so a Cuajo kind has probability ``remaining copies / remaining cards``.
+        """
+        if self._chance == _DEALER:
+            return [(seat, 1.0 / self._n) for seat in range(self._n)]
+        if self._chance is None:
+            return []
+        counts = Counter(self._dealable(self._sequence[self._drawn :]))
+        total = sum(counts.values())
+        return [(card, counts[card] / total) for card in sorted(counts)]
+
+    def _chance_string(self, outcome: object) -> str:
+        if self._chance == _DEALER:
+            a = as_int(outcome)
+            if a is None or not 0 <= a < self._n:
+                raise IllegalActionError(
+                    f"a first dealer is a seat 0..{self._n - 1}, got {shown(outcome)}"
+                )
+            return f"dealer {a}"
+        top = self._game.max_chance_outcomes() - 1
+        a = as_int(outcome)
+        if a is None or not 0 <= a <= top:
+            raise IllegalActionError(f"chance outcome {shown(outcome)} is out of range 0..{top}")
+        return f"deal {self._game._pack.to_string(a)}"
+
+    def _chance_action(self, text: str) -> int:
+        words = text.split()
+        if self._chance == _DEALER:
+            if (
+                len(words) == 2
+                and words[0].lower() == "dealer"
+                and words[1] in {str(q) for q in range(self._n)}
+            ):
+                return int(words[1])
+            raise ParseError(
+                f"not an outcome of this chance node: {shown(text)} (expected 'dealer <seat>' "
+                f"with a seat 0..{self._n - 1})"
+            )
+        if len(words) == 2 and words[0].lower() == "deal":
+            return self._game._pack.parse(words[1])
+        raise ParseError(
+            f"not an outcome of this chance node: {shown(text)} (expected 'deal <card>')"
+        )
 
     # ---------------------------------------------------------------- actions --------------
 
@@ -421,7 +595,10 @@ class ReferenceState:
         raise NotImplementedError
 
     def current_player(self) -> int:
-        """The seat to act, or ``TERMINAL`` (-4) once the game is over."""
+        """The seat to act, ``CHANCE`` (-1) at a chance node, or ``TERMINAL`` (-4) once the
+        game is over."""
+        if self._chance is not None:
+            return CHANCE
         to_play = self._to_play()
         return TERMINAL if to_play is None else to_play
 
@@ -430,12 +607,23 @@ class ReferenceState:
         return self._terminal
 
     def legal_actions(self) -> list[int]:
-        """The legal action ids, ascending."""
+        """The current player's actions, ascending; the possible outcomes at a chance node."""
+        if self._chance is not None:
+            return [outcome for outcome, _ in self.chance_outcomes()]
+        return self._legal_actions()
+
+    def _legal_actions(self) -> list[int]:
+        """The legal actions of the seat to act (a decision node), ascending."""
         raise NotImplementedError
 
     def legal_actions_mask(self) -> npt.NDArray[np.bool_]:
-        """A bool array: True for each legal action."""
-        mask = np.zeros(self._game.num_distinct_actions(), dtype=np.bool_)
+        """``legal_actions()`` as a mask of ``num_distinct_actions`` entries (of
+        ``max_chance_outcomes`` at a chance node, as in pyspiel)."""
+        if self._chance is not None:
+            size = self._game.max_chance_outcomes()
+        else:
+            size = self._game.num_distinct_actions()
+        mask = np.zeros(size, dtype=np.bool_)
         for a in self.legal_actions():
             mask[a] = True
         return mask
@@ -445,6 +633,8 @@ class ReferenceState:
         return ""
 
     def _check_action(self, action: object) -> int:
+        if self._chance is not None:
+            return self._check_outcome(action)
         top = self._game.num_distinct_actions() - 1
         a = as_int(action)
         if a is None:
@@ -474,14 +664,41 @@ class ReferenceState:
             return str(error)
         return None
 
+    def _check_outcome(self, outcome: object) -> int:
+        top = self._game.max_chance_outcomes() - 1
+        a = as_int(outcome)
+        if a is None:
+            raise IllegalActionError(
+                f"a chance outcome is an integer id 0..{top}, got {shown(outcome)}"
+            )
+        if self._chance == _DEALER:
+            possible = 0 <= a < self._n
+        else:
+            possible = a in self._dealable(self._sequence[self._drawn :])
+        if not possible:
+            legal = self.legal_actions()
+            try:
+                what = self._chance_string(a)
+            except IllegalActionError:
+                what = "out of range"
+            raise IllegalActionError(
+                f"chance outcome {a} ({what}) is not possible now; possible: "
+                + ", ".join(f"{x} ({self._chance_string(x)})" for x in legal)
+            )
+        return a
+
     def apply_action(self, action: int) -> None:
-        """Applies a legal action id; IllegalActionError (state unchanged) otherwise."""
+        """Apply a legal action of the current player, or an outcome at a chance node."""
         a = self._check_action(action)
         # Rewards count from zero: money paid in at the deal belongs to the first action, so
         # the rewards of a whole game add up to its returns.
         before = self.returns() if self._history else [0.0] * self._n
         self._history.append(a)
-        self._apply(a)
+        if self._chance is not None:
+            self._resolve(a)
+        else:
+            self._apply(a)
+        self._deal_known_cards()
         self._rewards = [after - b for after, b in zip(self.returns(), before)]
 
     def _apply(self, action: int) -> None:
@@ -497,11 +714,24 @@ class ReferenceState:
         return a
 
     def action_to_string(self, action: int) -> str:
-        """The canonical text of an action id."""
+        """The canonical string of an action (of a chance outcome at a chance node:
+        ``deal <card>``, or ``dealer <seat>`` for the first dealer)."""
+        if self._chance is not None:
+            return self._chance_string(action)
+        return self._action_string(action)
+
+    def _action_string(self, action: int) -> str:
         raise NotImplementedError
 
     def string_to_action(self, text: str) -> int:
-        """The action id of an action text; ParseError otherwise."""
+        """The action (chance outcome at a chance node) a canonical string names."""
+        if not isinstance(text, str):
+            raise ParseError(f"an action string is expected, got {shown(text)}")
+        if self._chance is not None:
+            return self._chance_action(text)
+        return self._string_action(text)
+
+    def _string_action(self, text: str) -> int:
         raise NotImplementedError
 
     def history(self) -> list[int]:
@@ -525,20 +755,48 @@ class ReferenceState:
         return seat
 
     def view(self, player: int | None = None) -> dict[str, Any]:
-        """A JSON-ready dict of what ``player`` may know (None: everything)."""
+        """What ``player`` may know (everything for ``None``), JSON-ready.
+
+        Before the first deal (the first dealer's chance node) nothing has happened yet: the
+        view only names the game, the viewer, the players and the phase ``"chance"``.
+        """
+        viewer = None if player is None else self._check_seat(player)
+        if self._chance == _DEALER:
+            return {
+                "game": self._game.name,
+                "viewer": viewer,
+                "players": self._n,
+                "phase": "chance",
+                "to_play": None,
+                "dealer": None,
+            }
+        return self._view(viewer)
+
+    def _view(self, viewer: int | None) -> dict[str, Any]:
         raise NotImplementedError
 
     def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
-        """What ``player`` may know, as a float32 array."""
+        """``player``'s observation tensor (all zeros before the first deal)."""
+        seat = self._check_seat(player)
+        if self._chance == _DEALER:
+            return np.zeros(self._game.observation_tensor_shape(), dtype=np.float32)
+        return self._observation_tensor(seat)
+
+    def _observation_tensor(self, seat: int) -> npt.NDArray[np.float32]:
         raise NotImplementedError
 
     def _render_view(self, view: dict[str, Any]) -> str:
         """A readable picture of the table from a view."""
         raise NotImplementedError
 
+    def _picture(self, view: dict[str, Any]) -> str:
+        if self._chance == _DEALER:
+            return f"{self._game.name}: the first dealer is to be drawn"
+        return self._render_view(view)
+
     def observation_string(self, player: int) -> str:
         """The table as ``player`` sees it, as text."""
-        return self._render_view(self.view(self._check_seat(player)))
+        return self._picture(self.view(self._check_seat(player)))
 
     def information_state_string(self, player: int) -> str:
         """Everything ``player`` has seen, in order (perfect recall)."""
@@ -551,7 +809,18 @@ class ReferenceState:
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        return self._render_view(self.view(None))
+        return self._picture(self.view(None))
+
+    def _describe(self) -> str:
+        """The middle of ``repr``: where the game stands."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        where = "first dealer to draw" if self._chance == _DEALER else self._describe()
+        return (
+            f"<{type(self).__name__} {self._game!r} seed={self._seed} {where} "
+            f"history={self._history}>"
+        )
 
     # ---------------------------------------------------------------- copies, equality -----
 
@@ -576,12 +845,14 @@ class ReferenceState:
     def serialize(self) -> str:
         """The state as JSON that ``deserialize_state`` replays."""
         pack = self._game._pack
+        # With explicit chance the dealt cards are outcomes in the history: no deck to record.
+        decks = [] if self._explicit else self._pending_decks()
         return json.dumps(
             {
                 "game": self._game.name,
-                "config": self._cfg,
+                "config": self._game.config(),
                 "seed": self._seed,
-                "decks": [pack.format_many(deck) for deck in self._pending_decks()],
+                "decks": [pack.format_many(deck) for deck in decks],
                 "rng": self._rng.state,
                 "history": self._history,
             },
@@ -594,17 +865,41 @@ class ReferenceState:
         """A state that ``player`` cannot tell from this one (docs/engine.md, Determinisation).
 
         The game's ``_resample`` says how the cards ``player`` has not seen are re-dealt; future
-        deals come from a new generator seeded with ``seed``.
+        deals come from a new generator seeded with ``seed``.  At a chance node of a deal no
+        decision has been taken in yet, the hidden cards dealt so far are re-dealt here.
         """
         seat = self._check_seat(player)
         seed = check_seed(seed)
-        state = self._resample(seat, SplitMix64(seed ^ _RESAMPLE_SALT))
+        sampler = SplitMix64(seed ^ _RESAMPLE_SALT)
+        if self._chance == _DEALER:
+            state = self.clone()
+        elif self._chance == _CARD and len(self._history) - self._opened_at == self._drawn:
+            state = self._resample_deal(seat, sampler)
+        else:
+            state = self._resample(seat, sampler)
         state._rng = SplitMix64(seed)
+        state._override = None
         return state
 
     def _resample(self, seat: int, sampler: SplitMix64) -> Self:
         """A state ``seat`` cannot tell from this one, drawn with ``sampler``."""
         raise NotImplementedError
+
+    def _sees_position(self, seat: int, k: int) -> bool:
+        """Whether ``seat`` sees the card at dealing position ``k`` of the current deal."""
+        raise NotImplementedError
+
+    def _resample_deal(self, seat: int, sampler: SplitMix64) -> Self:
+        """During a deal nobody has acted in yet, ``seat`` has seen only its own cards and the
+        face-up ones: the other dealt cards are a uniform draw, in order, from the cards it has
+        not seen."""
+        hidden = [k for k in range(self._drawn) if not self._sees_position(seat, k)]
+        sequence = list(self._sequence)
+        unseen = [sequence[k] for k in hidden] + sequence[self._drawn :]
+        sampler.shuffle(unseen)
+        for k, card in zip(hidden, unseen):
+            sequence[k] = card
+        return self._replayed(sequence)
 
     def _seen_by(self, seat: int) -> tuple[Any, ...]:
         """Everything ``seat`` observes: a resampled world must give exactly the same.
@@ -620,9 +915,34 @@ class ReferenceState:
             self.legal_actions() if to_act else None,
         )
 
+    def _restarted(self, deck: list[int]) -> Self:
+        """A new state of the same game and seed whose current deal will be dealt from
+        ``deck`` (in dealing order with explicit chance, see ``_feed``); earlier deals as
+        they were."""
+        if not self._explicit:
+            return type(self)(self._game, self._seed, self._decks[:-1] + [deck])
+        state = type(self)(self._game, self._seed, [])
+        state._override = (len(self._decks) - 1, self._deal_order(deck))
+        return state
+
+    def _overriding_card(self) -> int | None:
+        """In a replay with explicit chance: the next card of the overridden deal, when the
+        state waits for one."""
+        override = self._override
+        if override is None or self._chance != _CARD or len(self._decks) - 1 != override[0]:
+            return None
+        return override[1][self._drawn]
+
+    def _feed(self) -> None:
+        """In a replay with explicit chance: deal the overridden deal's cards while it waits for
+        them (seeded, its deck is given and there is nothing to do)."""
+        while (card := self._overriding_card()) is not None:
+            self.apply_action(card)
+
     def _replayed(self, deck: list[int]) -> Self:
         """The history replayed with ``deck`` for the current deal (earlier deals as they were)."""
-        state = type(self)(self._game, self._seed, self._decks[:-1] + [deck])
+        state = self._restarted(deck)
         for action in self._history:
-            state.apply_action(action)
+            card = state._overriding_card()  # the new deck's card in place of the old one
+            state.apply_action(action if card is None else card)
         return state

@@ -8,7 +8,9 @@ A game is a *match* of hands (one hand with the default ``hands_to_win = 1``).  
 happens without a decision (the shuffle and the deal, captures, robberies, the settling of a cau
 chain with its penalties, the net bonus, the end of a hand, the next deal) happens inside
 ``apply_action`` or when the state is created, so every non-terminal state is a decision node of
-one player.
+one player, except with ``explicit_chance``: then the first dealer (when random) and every card
+dealt are chance nodes, the table cards first, each among the cards of ranks not yet on the table
+(rules §2, §8.1).
 
 Cards use the Spanish pack numbered rank-major: ``id = 4 * rank_index + suit`` with ranks
 ``1 2 3 4 5 6 7 10 11 12`` (rank index 0-9) and suits ``O C E B``.  Action ``k`` (0-9) plays the
@@ -301,6 +303,7 @@ class CauRobatGame(ReferenceGame["CauRobatState"]):
     _pack = SPANISH
     _defaults = _DEFAULTS
     _num_actions = NUM_DISTINCT_ACTIONS
+    _max_chance_outcomes = NUM_CARDS
 
     def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         return _validate_config(raw)
@@ -380,19 +383,21 @@ class CauRobatState(ReferenceState):
         self._past: list[dict[str, Any]] = []
         self._winners: list[int] | None = None
         self._hand: _Hand
-        self._start_hand(0, self._first_dealer)
+        self._begin()
+
+    def _first_deal(self, dealer: int) -> None:
+        self._start_hand(0, dealer)
 
     # ---------------------------------------------------------------- hand flow ------------
 
-    def _deal_deck(self, index: int) -> list[int]:
-        """The deck of deal ``index``, recorded in ``_decks`` (docs/rules/cau_robat.md, "The
-        deal").
+    def _shuffled_deck(self, index: int) -> list[int]:
+        """The seeded deck of deal ``index`` (docs/rules/cau_robat.md, "The deal").
 
-        A seeded deal: the pack is shuffled; the table is the first cards of distinct ranks from
-        the top; if a card was passed over, the cards not on the table are shuffled once more
-        (the reshuffle after a duplicate goes back).  Its deck is the effective order: the table
-        cards as met, then the hand cards in dealing order.  These random numbers are drawn at
-        every deal, even when a deck is given; a given deck replaces the result.
+        The pack is shuffled; the table is the first cards of distinct ranks from the top; if a
+        card was passed over, the cards not on the table are shuffled once more (the reshuffle
+        after a duplicate goes back).  Its deck is the effective order: the table cards as met,
+        then the hand cards in dealing order.  These random numbers are drawn at every deal,
+        even when a deck is given; a given deck replaces the result.
         """
         deck = self._game._pack.full_pack()
         self._rng.shuffle(deck)
@@ -402,26 +407,57 @@ class CauRobatState(ReferenceState):
         deck = table + rest
         if index < len(self._given):
             deck = list(self._given[index])
-        self._decks.append(deck)
         return deck
 
+    def _deal_order(self, deck: list[int]) -> list[int]:
+        """The table (the first cards of distinct ranks) first, then the hand cards in order."""
+        table, rest = deal_table(deck, self._n)
+        return table + rest
+
     def _start_hand(self, index: int, dealer: int) -> None:
+        """The deal: table cards one at a time, then the hands (rules §2)."""
         n = self._n
-        deck = self._deal_deck(index)
+        deck = self._draw_deck(index)
         h = _Hand(index=index, dealer=dealer, deck=deck, n=n)
         h.piles = [[] for _ in range(n)]
-        h.dealt_table, rest = deal_table(deck, n)
-        h.table = sorted(h.dealt_table)
-        received: list[list[int]] = [[] for _ in range(n)]
-        for i, card in enumerate(rest):
-            received[deal_seat(dealer, i, n)].append(card)
-        h.hands = [sorted(cards) for cards in received]
+        h.hands = [[] for _ in range(n)]
         h.to_play = (dealer + 1) % n
         self._hand = h
         self._event(None, f"hand {index}: dealer {_p(dealer)}")
+        self._await_card("_table_card")
+
+    def _dealable(self, undealt: list[int]) -> list[int]:
+        if self._then != "_table_card":
+            return undealt
+        # Rules §2.4: a table card's rank is not on the table yet.
+        ranks = {rank_of(c) for c in self._hand.dealt_table}
+        return [c for c in undealt if rank_of(c) not in ranks]
+
+    def _table_card(self, card: int) -> None:
+        h = self._hand
+        h.dealt_table.append(card)
+        h.table = sorted(h.dealt_table)
+        if len(h.dealt_table) < table_size(self._n):
+            self._await_card("_table_card")
+            return
         self._event(None, f"table {_text(h.table)}")
+        self._await_card("_hand_card")
+
+    def _hand_card(self, card: int) -> None:
+        h = self._hand
+        n = self._n
+        i = self._drawn - 1 - table_size(n)  # position in the hand-dealing sequence
+        seat = deal_seat(h.dealer, i, n)
+        h.hands[seat] = sorted(h.hands[seat] + [card])
+        if i + 1 < plays_per_hand(n):
+            self._await_card("_hand_card")
+            return
         for q in range(n):
             self._event(q, f"{_p(q)} is dealt {_text(h.hands[q])}")
+
+    def _sees_position(self, seat: int, k: int) -> bool:
+        n = self._n
+        return k < table_size(n) or deal_seat(self._hand.dealer, k - table_size(n), n) == seat
 
     def _execute_capture(self, k: int, p: int, rank_cards: list[int]) -> None:
         """Rules §3.5-3.6: take ``rank_cards`` and the run through ``k`` onto ``p``'s pile."""
@@ -606,7 +642,7 @@ class CauRobatState(ReferenceState):
 
     # ---------------------------------------------------------------- actions --------------
 
-    def legal_actions(self) -> list[int]:
+    def _legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         h = self._hand
@@ -615,13 +651,11 @@ class CauRobatState(ReferenceState):
     def _illegal_note(self) -> str:
         return f": {_p(self._hand.to_play)} holds no card of that rank"
 
-    def action_to_string(self, action: int) -> str:
+    def _action_string(self, action: int) -> str:
         a = self._action_id(action)
         return f"play {RANKS[a]}"
 
-    def string_to_action(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {shown(text)}")
+    def _string_action(self, text: str) -> int:
         words = text.split()
         if len(words) == 2 and words[0].lower() == "play" and words[1] in map(str, RANKS):
             return RANKS.index(int(words[1]))
@@ -643,10 +677,12 @@ class CauRobatState(ReferenceState):
     # ---------------------------------------------------------------- observations ---------
 
     def _to_play(self) -> int | None:
-        return None if self._terminal else self._hand.to_play
+        return None if self._terminal or self._chance is not None else self._hand.to_play
 
-    def view(self, player: int | None = None) -> dict[str, Any]:
-        viewer = None if player is None else self._check_seat(player)
+    def _phase(self) -> str:
+        return "over" if self._terminal else "chance" if self._chance is not None else "play"
+
+    def _view(self, viewer: int | None) -> dict[str, Any]:
         h = self._hand
         n = self._n
         chain = h.chain
@@ -657,7 +693,7 @@ class CauRobatState(ReferenceState):
             "players": n,
             "hand": h.index,
             "dealer": h.dealer,
-            "phase": "over" if self._terminal else "play",
+            "phase": self._phase(),
             "to_play": self._to_play(),
             "hands": [
                 _fmt_many(h.hands[q]) if viewer is None or viewer == q else None for q in range(n)
@@ -681,8 +717,7 @@ class CauRobatState(ReferenceState):
             "winners": None if self._winners is None else list(self._winners),
         }
 
-    def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
-        seat = self._check_seat(player)
+    def _observation_tensor(self, seat: int) -> npt.NDArray[np.float32]:
         h = self._hand
         n = self._n
         tensor = TensorBlocks(self._game.observation_tensor_shape())
@@ -692,7 +727,8 @@ class CauRobatState(ReferenceState):
             return (q - seat) % n
 
         b = block(2)
-        out[b + (1 if self._terminal else 0)] = 1
+        if self._chance is None:  # no phase bit while cards are dealt
+            out[b + (1 if self._terminal else 0)] = 1
         b = block(MAX_SEATS)
         to_play = self._to_play()
         if to_play is not None:
@@ -760,11 +796,8 @@ class CauRobatState(ReferenceState):
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)
 
-    def __repr__(self) -> str:
-        return (
-            f"<CauRobatState {self._game!r} seed={self._seed} hand={self._hand.index} "
-            f"to_play={self._to_play()} history={self._history}>"
-        )
+    def _describe(self) -> str:
+        return f"hand={self._hand.index} to_play={self._to_play()}"
 
     # ---------------------------------------------------------------- determinisation ------
 

@@ -7,7 +7,8 @@ independent implementation that the Rust engine is tested against.
 A game is a *match* of several hands (or one hand, ``game_mode = "single_hand"``).  Everything
 that happens without a decision (the shuffle and the deal of every packet, the leftovers, the
 scoring of a hand, the next hand) happens inside ``apply_action`` or when the state is created,
-so every non-terminal state is a decision node of one player.
+so every non-terminal state is a decision node of one player, except with ``explicit_chance``:
+then the first dealer (when random) and every card dealt are chance nodes (rules §3, §12.2).
 
 Cards use Cicera's numbering (rules §1.3): ``id = 13 * suit + rank`` with suits ``S H D C`` and
 ranks ``A 2 .. 10 J Q K``.  A move is a sequence of actions: ``play <c>`` (trail, id ``c``),
@@ -362,6 +363,7 @@ class CiceraGame(ReferenceGame["CiceraState"]):
     _pack = CICERA
     _defaults = _DEFAULTS
     _num_actions = NUM_DISTINCT_ACTIONS
+    _max_chance_outcomes = NUM_CARDS
 
     def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         return _validate_config(raw)
@@ -413,6 +415,7 @@ class _Hand:
     start: int  # index in the history of the first action of this hand
     pos: int = 0  # deck position of the next undealt card
     packets: int = 0  # packets dealt so far
+    received: list[list[int]] = field(default_factory=list)  # per seat, of the packet under way
     hands: list[list[int]] = field(default_factory=lambda: [[] for _ in range(NUM_PLAYERS)])
     table: list[int] = field(default_factory=list)  # kept sorted
     piles: list[list[int]] = field(default_factory=lambda: [[], []])  # kept sorted
@@ -423,7 +426,7 @@ class _Hand:
     taken: list[int] = field(default_factory=list)
     options: list[tuple[int, ...]] = field(default_factory=list)  # capture sets of pending
     plays: list[_Play] = field(default_factory=list)
-    phase: str = "play"
+    phase: str = "play"  # chance (a packet or the table being dealt) / play / capture / over
     to_play: int = 0
 
 
@@ -438,7 +441,10 @@ class CiceraState(ReferenceState):
         self._past: list[dict[str, Any]] = []
         self._winner: int | None = None
         self._hand: _Hand
-        self._start_hand(0, self._first_dealer)
+        self._begin()
+
+    def _first_deal(self, dealer: int) -> None:
+        self._start_hand(0, dealer)
 
     # ---------------------------------------------------------------- hand flow ------------
 
@@ -447,35 +453,66 @@ class CiceraState(ReferenceState):
         h = _Hand(index=index, dealer=dealer, deck=deck, start=len(self._history))
         self._hand = h
         self._event(None, f"hand {index}: dealer {_p(dealer)}")
-        self._deal_packet()
-        h.table = sorted(deck[h.pos : h.pos + 4])
-        h.pos += 4
-        self._event(None, f"table {_text(h.table)}")
         h.to_play = (dealer + 1) % NUM_PLAYERS
+        self._deal_packet()
+
+    def _packet_cards(self) -> int:
+        return NUM_PLAYERS * int(self._cfg["packet_size"])
 
     def _deal_packet(self) -> None:
-        """Deal ``packet_size`` cards to each player (docs/rules/cicera.md, "The deal")."""
+        """Deal ``packet_size`` cards to each player, one chance node per card
+        (docs/rules/cicera.md, "The deal"); after the first packet, four table cards."""
         h = self._hand
-        size = int(self._cfg["packet_size"])
-        style = str(self._cfg["deal_style"])
-        received: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
-        for j in range(NUM_PLAYERS * size):
-            received[packet_seat(h.dealer, j, size, style)].append(h.deck[h.pos + j])
-        h.pos += NUM_PLAYERS * size
+        h.phase = "chance"
+        h.received = [[] for _ in range(NUM_PLAYERS)]
+        self._await_card("_packet_card")
+
+    def _packet_card(self, card: int) -> None:
+        h = self._hand
+        j = sum(len(cards) for cards in h.received)  # the card's place in the packet
+        seat = packet_seat(h.dealer, j, int(self._cfg["packet_size"]), str(self._cfg["deal_style"]))
+        h.received[seat].append(card)
+        h.hands[seat] = sorted(h.hands[seat] + [card])
+        h.pos += 1
+        if j + 1 < self._packet_cards():
+            self._await_card("_packet_card")
+            return
         h.packets += 1
         if h.packets > 1:
             self._event(None, f"packet {h.packets}: stock {NUM_CARDS - h.pos}")
         for q in range(NUM_PLAYERS):
-            h.hands[q] = sorted(h.hands[q] + received[q])
-            self._event(q, f"{_p(q)} is dealt {_text(sorted(received[q]))}")
+            self._event(q, f"{_p(q)} is dealt {_text(sorted(h.received[q]))}")
+        h.received = []
+        if h.packets == 1:
+            self._await_card("_table_card")
+        else:
+            h.phase = "play"
+
+    def _table_card(self, card: int) -> None:
+        h = self._hand
+        h.table = sorted(h.table + [card])
+        h.pos += 1
+        if len(h.table) < 4:
+            self._await_card("_table_card")
+            return
+        self._event(None, f"table {_text(h.table)}")
+        h.phase = "play"
+
+    def _sees_position(self, seat: int, k: int) -> bool:
+        first = self._packet_cards()
+        if first <= k < first + 4:
+            return True  # a table card
+        j = k if k < first else (k - first - 4) % first
+        size, style = int(self._cfg["packet_size"]), str(self._cfg["deal_style"])
+        return packet_seat(self._hand.dealer, j, size, style) == seat
 
     def _end_turn(self, seat: int) -> None:
         h = self._hand
         if any(h.hands):
             h.to_play = (seat + 1) % NUM_PLAYERS
         elif h.pos < NUM_CARDS:
-            self._deal_packet()
             h.to_play = (seat + 1) % NUM_PLAYERS
+            self._deal_packet()
         else:
             self._hand_over()
 
@@ -545,7 +582,7 @@ class CiceraState(ReferenceState):
     def _options(self, card: int) -> list[tuple[int, ...]]:
         return capture_sets(self._hand.table, card, bool(self._cfg["force_single_match"]))
 
-    def legal_actions(self) -> list[int]:
+    def _legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         h = self._hand
@@ -631,7 +668,7 @@ class CiceraState(ReferenceState):
         )
         self._end_turn(p)
 
-    def action_to_string(self, action: int) -> str:
+    def _action_string(self, action: int) -> str:
         a = self._action_id(action)
         if a < CAPTURE_BASE:
             return f"play {_fmt(a - TRAIL_BASE)}"
@@ -639,9 +676,7 @@ class CiceraState(ReferenceState):
             return f"capture {_fmt(a - CAPTURE_BASE)}"
         return f"take {_fmt(a - TAKE_BASE)}"
 
-    def string_to_action(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {shown(text)}")
+    def _string_action(self, text: str) -> int:
         words = text.split()
         bases = {"play": TRAIL_BASE, "capture": CAPTURE_BASE, "take": TAKE_BASE}
         if len(words) == 2 and words[0].lower() in bases:
@@ -667,10 +702,9 @@ class CiceraState(ReferenceState):
     # ---------------------------------------------------------------- observations ---------
 
     def _to_play(self) -> int | None:
-        return None if self._terminal else self._hand.to_play
+        return None if self._terminal or self._chance is not None else self._hand.to_play
 
-    def view(self, player: int | None = None) -> dict[str, Any]:
-        viewer = None if player is None else self._check_seat(player)
+    def _view(self, viewer: int | None) -> dict[str, Any]:
         h = self._hand
         return {
             "game": GAME_NAME,
@@ -707,8 +741,7 @@ class CiceraState(ReferenceState):
             "winner": self._winner,
         }
 
-    def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
-        seat = self._check_seat(player)
+    def _observation_tensor(self, seat: int) -> npt.NDArray[np.float32]:
         h = self._hand
         tensor = TensorBlocks(self._game.observation_tensor_shape())
         out, block = tensor.out, tensor.block
@@ -718,7 +751,8 @@ class CiceraState(ReferenceState):
 
         mine = seat % 2
         b = block(3)
-        out[b + _PHASES.index(h.phase)] = 1
+        if h.phase in _PHASES:  # no phase bit while cards are dealt
+            out[b + _PHASES.index(h.phase)] = 1
         b = block(4)
         out[b + rel(h.dealer)] = 1
         b = block(4)
@@ -753,7 +787,8 @@ class CiceraState(ReferenceState):
         for q in range(NUM_PLAYERS):
             out[b + 13 * rel(q) + len(h.hands[q])] = 1
         b = block(33)
-        out[b + NUM_CARDS - h.pos] = 1
+        if NUM_CARDS - h.pos <= 32:  # more only while the first packet is dealt: no bit
+            out[b + NUM_CARDS - h.pos] = 1
         b = block(4)
         target = float(self._cfg["target_score"])
         out[b] = h.bonus[mine] / 10.0
@@ -765,11 +800,8 @@ class CiceraState(ReferenceState):
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)
 
-    def __repr__(self) -> str:
-        return (
-            f"<CiceraState {self._game!r} seed={self._seed} hand={self._hand.index} "
-            f"phase={self._hand.phase} to_play={self._to_play()} history={self._history}>"
-        )
+    def _describe(self) -> str:
+        return f"hand={self._hand.index} phase={self._hand.phase} to_play={self._to_play()}"
 
     # ---------------------------------------------------------------- determinisation ------
 

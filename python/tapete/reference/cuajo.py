@@ -8,7 +8,9 @@ A game is a *match* of ``hands_per_match`` hands (one by default).  Everything t
 without a decision (the shuffle and the deal, the stock draw and whether it is shown, the purro
 update at the end of a turn with the default options, the extra draws of the final payment, the
 next deal) happens inside ``apply_action`` or when the state is created, so every non-terminal
-state is a decision node of one player.
+state is a decision node of one player, except with ``explicit_chance``: then the first dealer
+(when random) and every card taken from the deck (the 61 dealt, the sowee, each stock draw and
+each extra draw of the final payment) are chance nodes whose outcome is a kind (rules §8.2).
 
 Cards are the 28 kinds ``id = 7 * suit + rank`` (suits ``O C E B``, ranks ``A 3 4 5 J H K``),
 four identical copies of each: every rule works on counts per kind (lists of 28 ints).  Hand
@@ -426,6 +428,7 @@ class CuajoGame(ReferenceGame["CuajoState"]):
     _pack = CUAJO
     _defaults = _DEFAULTS
     _num_actions = NUM_DISTINCT_ACTIONS
+    _max_chance_outcomes = NUM_KINDS
 
     def _validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         return _validate_config(raw)
@@ -465,6 +468,43 @@ class CuajoGame(ReferenceGame["CuajoState"]):
 # ----------------------------------------------------------------------------------------------
 # Final payment (rules §5.5, Appendix A)
 # ----------------------------------------------------------------------------------------------
+
+
+def _requirements(
+    final: Sequence[int], card: int, sowee: int, extra: Sequence[int], cfg: dict[str, Any]
+) -> tuple[bool, bool]:
+    """R1 and R2 of rules §5.5 for the winner's 16 cards ``final`` (counts) and winning ``card``,
+    the extra draws ``extra`` counting as if in the hand."""
+    cards = _plus(final, _counts(extra))
+    others = list(cards)
+    others[card] -= 1
+    one = has_companions(card, others)
+    need_copy = bool(cfg["r2_needs_sowee_copy"])
+    two = (cards[sowee] > 0 or not need_copy) and has_companions(sowee, cards)
+    return one, two
+
+
+def wants_extra_draw(
+    pool: Sequence[int],
+    committed: Sequence[int],
+    card: int | None,
+    source: str,
+    sowee: int,
+    extra: Sequence[int],
+    stock_left: int,
+    cfg: dict[str, Any],
+) -> bool:
+    """Whether the winner turns up another stock card (rules §5.5 step 3), after the extra draws
+    ``extra``, with ``stock_left`` cards in the stock: a discard or claim win of a hand that is
+    not special, while R1 and R2 do not both hold, below ``extra_draw`` cards."""
+    if source in ("stock", "natural") or card is None:
+        return False
+    quad_ok = bool(cfg["undeclared_quad_valid"])
+    triple = sowee if cfg["sowee_triple_undeclared_valid"] else -1
+    if special_hand(pool, committed, quad_ok, triple):
+        return False
+    r1, r2 = _requirements(_plus(pool, committed), card, sowee, extra, cfg)
+    return not (r1 and r2) and len(extra) < int(cfg["extra_draw"]) and stock_left > 0
 
 
 @dataclass
@@ -519,20 +559,11 @@ def settle(
         bonus = int(cfg["bonus_full"])
     else:
         assert card is not None
-        need_copy = bool(cfg["r2_needs_sowee_copy"])
-
-        def requirements() -> tuple[bool, bool]:
-            cards = _plus(final, _counts(extra))
-            others = list(cards)
-            others[card] -= 1
-            one = has_companions(card, others)
-            two = (cards[sowee] > 0 or not need_copy) and has_companions(sowee, cards)
-            return one, two
-
-        r1, r2 = requirements()
-        while not (r1 and r2) and len(extra) < int(cfg["extra_draw"]) and len(extra) < len(stock):
+        while wants_extra_draw(
+            pool, committed, card, source, sowee, extra, len(stock) - len(extra), cfg
+        ):
             extra.append(stock[len(extra)])
-            r1, r2 = requirements()
+        r1, r2 = _requirements(final, card, sowee, extra, cfg)
         if cfg["bonus_mode"] == "additive":
             bonus = int(cfg["bonus_none"]) + int(cfg["bonus_r1"]) * r1 + int(cfg["bonus_r2"]) * r2
         elif r1 and r2:
@@ -569,7 +600,7 @@ class _Hand:
     index: int
     dealer: int
     deck: list[int]
-    sowee: int
+    sowee: int | None  # None while the deal is under way
     pos: int = STOCK_START  # deck position of the top of the stock
     concealed: list[Counts] = field(default_factory=list)
     secrets: list[list[_Secret]] = field(default_factory=list)
@@ -592,6 +623,9 @@ class _Hand:
     empty_take: bool = False  # took the last discard with the stock empty
     turn: int = 0
     marker_event: str = ""  # during a marker decision: "calls purro, marker" or "marker"
+    # The end of the hand while the winner turns up extra cards: (reason, winner, source, card).
+    ending: tuple[str, int | None, str | None, int | None] | None = None
+    extra: list[int] = field(default_factory=list)  # the extra draws so far
 
 
 class CuajoState(ReferenceState):
@@ -609,7 +643,10 @@ class CuajoState(ReferenceState):
         # action that brought it, and that action's public events, which the others get with
         # the chosen marker.
         self._hidden: tuple[_Hand, list[str]] | None = None
-        self._start_hand(0, self._first_dealer)
+        self._begin()
+
+    def _first_deal(self, dealer: int) -> None:
+        self._start_hand(0, dealer)
 
     # ---------------------------------------------------------------- rules helpers --------
 
@@ -618,8 +655,15 @@ class CuajoState(ReferenceState):
         return bool(self._cfg["undeclared_quad_valid"])
 
     @property
+    def _sowee(self) -> int:
+        """The sowee (dealt before any decision of the hand)."""
+        sowee = self._hand.sowee
+        assert sowee is not None
+        return sowee
+
+    @property
     def _triple(self) -> int:
-        return self._hand.sowee if self._cfg["sowee_triple_undeclared_valid"] else -1
+        return self._sowee if self._cfg["sowee_triple_undeclared_valid"] else -1
 
     def _extra(self, s: int) -> int | None:
         for secret in self._hand.secrets[s]:
@@ -682,7 +726,7 @@ class CuajoState(ReferenceState):
                 if q != s:
                     unavailable = _plus(unavailable, self._shown_held(q))
         return _waits_of(
-            self._pool(s), self._committed(s), h.sowee, self._quad_ok, self._triple, unavailable
+            self._pool(s), self._committed(s), self._sowee, self._quad_ok, self._triple, unavailable
         )
 
     def _top_discard(self) -> int | None:
@@ -697,20 +741,37 @@ class CuajoState(ReferenceState):
     # ---------------------------------------------------------------- hand flow ------------
 
     def _start_hand(self, index: int, dealer: int) -> None:
+        """The deal: 61 cards in the canonical order, then the sowee (rules §2, §8.2)."""
         deck = self._draw_deck(index)
-        h = _Hand(index=index, dealer=dealer, deck=deck, sowee=deck[SOWEE_POS])
-        received: list[list[int]] = [[] for _ in range(NUM_PLAYERS)]
-        for i in range(DEALT):
-            received[deal_seat(dealer, i)].append(deck[i])
-        h.concealed = [_counts(cards) for cards in received]
+        h = _Hand(index=index, dealer=dealer, deck=deck, sowee=None)
+        h.concealed = [[0] * NUM_KINDS for _ in range(NUM_PLAYERS)]
         h.secrets = [[] for _ in range(NUM_PLAYERS)]
         h.known = [[0] * NUM_KINDS for _ in range(NUM_PLAYERS)]
         h.phase = "opening"
         h.to_play = h.current = dealer
         self._hand = h
-        self._event(None, f"hand {index}: dealer {_p(dealer)}, sowee {_fmt(h.sowee)}")
+        self._await_card("_deal_card")
+
+    def _deal_card(self, card: int) -> None:
+        h = self._hand
+        i = self._drawn - 1  # deck position
+        if i < DEALT:
+            h.concealed[deal_seat(h.dealer, i)][card] += 1
+            self._await_card("_deal_card")
+            return
+        h.sowee = card
+        self._event(None, f"hand {h.index}: dealer {_p(h.dealer)}, sowee {_fmt(card)}")
         for q in range(NUM_PLAYERS):
-            self._event(q, f"{_p(q)} is dealt {_text(sorted(received[q]))}")
+            self._event(q, f"{_p(q)} is dealt {_text(_expand(h.concealed[q]))}")
+
+    def _sees_position(self, seat: int, k: int) -> bool:
+        h = self._hand
+        if k < DEALT:
+            return deal_seat(h.dealer, k) == seat
+        for pos, q, face_up in h.draws:
+            if pos == k:
+                return face_up or q == seat
+        return True  # the sowee and the extra draws are face up
 
     def _pay(self, to: int, amounts: dict[int, int]) -> None:
         h = self._hand
@@ -758,9 +819,13 @@ class CuajoState(ReferenceState):
         h.claimants = []
 
     def _draw(self, c: int) -> None:
+        """``draw``: the top stock card is a chance node (rules §3.2 STOCK_CARD)."""
+        self._await_card("_stock_card")
+
+    def _stock_card(self, x: int) -> None:
         h = self._hand
+        c = h.current
         pos = h.pos
-        x = h.deck[pos]
         h.pos += 1
         shown = any(h.purro) or h.penalty[c] > 0
         h.concealed[c][x] += 1
@@ -902,8 +967,47 @@ class CuajoState(ReferenceState):
         source: str | None = None,
         card: int | None = None,
     ) -> None:
+        """The hand is over: the winner's extra draws (rules §5.5), then ``_close_hand``."""
+        h = self._hand
+        h.ending = (reason, winner, source, card)
+        h.extra = []
+        self._extra_or_close()
+
+    def _extra_or_close(self) -> None:
+        h = self._hand
+        assert h.ending is not None
+        _, winner, source, card = h.ending
+        if (
+            winner is not None
+            and source is not None
+            and wants_extra_draw(
+                self._pool(winner),
+                self._committed(winner),
+                card,
+                source,
+                self._sowee,
+                h.extra,
+                self._stock_size(),
+                self._cfg,
+            )
+        ):
+            self._await_card("_extra_card")  # each turned-up card is a public chance node
+            return
+        self._close_hand()
+
+    def _extra_card(self, x: int) -> None:
+        h = self._hand
+        h.pos += 1
+        h.extra.append(x)
+        self._event(None, f"extra draw {_fmt(x)}")
+        self._extra_or_close()
+
+    def _close_hand(self) -> None:
+        """Payments, the result, then the next hand or the end of the match."""
         h = self._hand
         cfg = self._cfg
+        assert h.ending is not None
+        reason, winner, source, card = h.ending
         payments = [0] * NUM_PLAYERS
         special = False
         r1: bool | None = None
@@ -918,8 +1022,8 @@ class CuajoState(ReferenceState):
                 self._committed(winner),
                 card,
                 source,
-                h.sowee,
-                h.deck[h.pos :],
+                self._sowee,
+                h.extra,  # the cards turned up: settle turns up the same ones
                 {o: self._all_cards(o) for o in self._opponents(winner)},
                 cfg,
             )
@@ -930,9 +1034,7 @@ class CuajoState(ReferenceState):
                 result.bonus,
                 result.extra_draws,
             )
-            h.pos += len(extra)
-            for x in extra:
-                self._event(None, f"extra draw {_fmt(x)}")
+            assert extra == h.extra
             for o, amount in result.per_opponent.items():
                 payments[o] -= amount
                 payments[winner] += amount
@@ -1008,7 +1110,7 @@ class CuajoState(ReferenceState):
             return False
         return self._complete(c)
 
-    def legal_actions(self) -> list[int]:
+    def _legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         h = self._hand
@@ -1022,8 +1124,9 @@ class CuajoState(ReferenceState):
                 for t in range(NUM_KINDS)
                 if hand[t] == 4 and self._secret_allowed(c, t, 4)
             ]
-            if hand[h.sowee] == 3 and self._secret_allowed(c, h.sowee, 3):
-                out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != h.sowee and hand[x] >= 1]
+            sowee = self._sowee
+            if hand[sowee] == 3 and self._secret_allowed(c, sowee, 3):
+                out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != sowee and hand[x] >= 1]
             if self._win_allowed(c):
                 out.append(WIN)
             if self._dead(c):
@@ -1078,7 +1181,7 @@ class CuajoState(ReferenceState):
         elif action < SOWEE_BASE:
             self._declare_secret(c, _Secret("normal", action - SECRET_BASE))
         elif action < DRAW:
-            self._declare_secret(c, _Secret("sowee", h.sowee, action - SOWEE_BASE))
+            self._declare_secret(c, _Secret("sowee", self._sowee, action - SOWEE_BASE))
         elif action == DRAW:
             self._draw(c)
         elif action == TAKE:
@@ -1145,7 +1248,7 @@ class CuajoState(ReferenceState):
         else:
             self._enter_action(h.current)
 
-    def action_to_string(self, action: int) -> str:
+    def _action_string(self, action: int) -> str:
         a = self._action_id(action)
         if a < SECRET_BASE:
             return f"discard {_fmt(a - DISCARD_BASE)}"
@@ -1159,9 +1262,7 @@ class CuajoState(ReferenceState):
             return f"marker {_fmt(KINGS[a - MARKER_BASE])}"
         return "purro" if a == PURRO else "no-purro"
 
-    def string_to_action(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {shown(text)}")
+    def _string_action(self, text: str) -> int:
         words = text.split()
         expected = (
             "expected draw, take, win, claim, pass, purro, no-purro, discard <card>, "
@@ -1199,7 +1300,7 @@ class CuajoState(ReferenceState):
     # ---------------------------------------------------------------- observations ---------
 
     def _to_play(self) -> int | None:
-        return None if self._terminal else self._hand.to_play
+        return None if self._terminal or self._chance is not None else self._hand.to_play
 
     def _seen_turn(self, viewer: int | None) -> tuple[str, int | None]:
         """Phase and seat to play as ``viewer`` sees them: the decision to win or claim after a
@@ -1207,6 +1308,8 @@ class CuajoState(ReferenceState):
         h = self._hand
         if self._terminal:
             return "over", None
+        if self._chance is not None:
+            return "chance", None
         if h.phase in ("drawer_option", "claim") and viewer is not None and viewer != h.to_play:
             return "action", h.current
         return h.phase, h.to_play
@@ -1228,11 +1331,10 @@ class CuajoState(ReferenceState):
         seen._hand, seen._hidden = self._hidden[0], None
         return seen
 
-    def view(self, player: int | None = None) -> dict[str, Any]:
-        viewer = None if player is None else self._check_seat(player)
+    def _view(self, viewer: int | None) -> dict[str, Any]:
         masked = self._masked_for(viewer)
         if masked is not self:
-            return masked.view(viewer)
+            return masked._view(viewer)
         h = self._hand
         everything = viewer is None or self._terminal
         phase, to_play = self._seen_turn(viewer)
@@ -1257,7 +1359,7 @@ class CuajoState(ReferenceState):
             "dealer": h.dealer,
             "phase": phase,
             "to_play": to_play,
-            "sowee": _fmt(h.sowee),
+            "sowee": None if h.sowee is None else _fmt(h.sowee),
             "stock_size": self._stock_size(),
             "discards": [
                 {"seat": seat, "card": _fmt(card), "taken_by": taken_by}
@@ -1288,11 +1390,10 @@ class CuajoState(ReferenceState):
             "past_hands": json_copy(self._past),
         }
 
-    def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
-        seat = self._check_seat(player)
+    def _observation_tensor(self, seat: int) -> npt.NDArray[np.float32]:
         masked = self._masked_for(seat)
         if masked is not self:
-            return masked.observation_tensor(seat)
+            return masked._observation_tensor(seat)
         h = self._hand
         tensor = TensorBlocks(self._game.observation_tensor_shape())
         out, block = tensor.out, tensor.block
@@ -1307,7 +1408,8 @@ class CuajoState(ReferenceState):
 
         phase, to_play = self._seen_turn(seat)
         b = block(len(PHASES))
-        out[b + PHASES.index(phase)] = 1
+        if phase in PHASES:  # no phase bit at a chance node
+            out[b + PHASES.index(phase)] = 1
         b = block(4)
         if to_play is not None:
             out[b + rel(to_play)] = 1
@@ -1322,7 +1424,8 @@ class CuajoState(ReferenceState):
         if extra is not None:
             out[b + extra] = 1
         b = block(NUM_KINDS)
-        out[b + h.sowee] = 1
+        if h.sowee is not None:
+            out[b + h.sowee] = 1
         b = block(NUM_KINDS + 1)
         top = self._top_discard()
         out[b + (NUM_KINDS if top is None else top)] = 1
@@ -1341,7 +1444,8 @@ class CuajoState(ReferenceState):
             thermometer(b + 112 * rel(q), h.known[q])
         b = block(112)
         seen = self._all_cards(seat)
-        seen[h.sowee] += 1
+        if h.sowee is not None:
+            seen[h.sowee] += 1
         for _, card, taken_by in h.discards:
             if taken_by is None:
                 seen[card] += 1
@@ -1378,11 +1482,8 @@ class CuajoState(ReferenceState):
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)
 
-    def __repr__(self) -> str:
-        return (
-            f"<CuajoState {self._game!r} seed={self._seed} hand={self._hand.index} "
-            f"phase={self._hand.phase} to_play={self._to_play()} history={self._history}>"
-        )
+    def _describe(self) -> str:
+        return f"hand={self._hand.index} phase={self._hand.phase} to_play={self._to_play()}"
 
     # ---------------------------------------------------------------- determinisation ------
 

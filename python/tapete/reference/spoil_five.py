@@ -7,7 +7,9 @@ independent implementation that the Rust engine is tested against.
 A game is a *match* of several deals.  Everything that happens without a decision (antes, the
 shuffle and the deal, the dealer's pick-up of a turned-up ace, trick collection, settlement, the
 next deal, the final split of a leftover pool) happens inside ``apply_action`` or when the state
-is created, so every non-terminal state is a decision node of one player.
+is created, so every non-terminal state is a decision node of one player, except with
+``explicit_chance``: then the first dealer (when random) and each of the ``5n + 1`` cards of a
+deal (rules §8.3) are chance nodes.
 """
 
 from __future__ import annotations
@@ -352,6 +354,7 @@ class SpoilFiveGame(ReferenceGame["SpoilFiveState"]):
     _pack = FRENCH
     _defaults = _DEFAULTS
     _num_actions = NUM_DISTINCT_ACTIONS
+    _max_chance_outcomes = 52
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
@@ -428,17 +431,17 @@ class _Deal:
     antes: list[int]
     dealt: list[list[int]]
     hands: list[list[int]]  # kept sorted
-    turn_up: int
-    trump: int
+    turn_up: int | None  # None (and trump too) while the deal is under way
+    trump: int | None
     dealer_ace: bool  # the turn-up is an ace (rules §3.2)
     holder: int | None  # who was dealt the ace of trumps (rules §3.3), if anybody
     rob_pending: bool  # the holder's ROB decision is still to come
-    turn_up_at: str  # stock / dealer / hand / played
+    turn_up_at: str | None  # stock / dealer / hand / played
     robber: int | None
     put_out: list[int | None]
     declined: list[bool]
     ineligible: list[bool]
-    phase: str  # dealer_rob / rob / play / jink / over
+    phase: str  # chance (the deal) / dealer_rob / rob / play / jink / over
     to_play: int
     tricks: list[_Trick]
     current: _Trick | None
@@ -462,14 +465,18 @@ class SpoilFiveState(ReferenceState):
 
     def __init__(self, game: SpoilFiveGame, seed: int, given_decks: list[list[int]]) -> None:
         super().__init__(game, seed, given_decks)
-        self._log: list[tuple[int, int, str]] = []  # (actor, action, phase) per history entry
-        self._deal_starts: list[int] = []
+        self._log: list[tuple[int, int, str]] = []  # (actor, action, phase) per decision
+        self._deal_starts: list[tuple[int, int]] = []  # (history, log) lengths at each deal
+
         self._balances: list[int] = [0] * self._n
         self._pool = 0
         self._past: list[dict[str, Any]] = []
         self._share = 0.0  # each seat's share of the pool left at the end of the match
         self._deal: _Deal
-        self._start_deal(0, self._first_dealer)
+        self._begin()
+
+    def _first_deal(self, dealer: int) -> None:
+        self._start_deal(0, dealer)
 
     # ---------------------------------------------------------------- match flow -----------
 
@@ -494,6 +501,7 @@ class SpoilFiveState(ReferenceState):
         return antes
 
     def _start_deal(self, index: int, dealer: int) -> None:
+        """Antes (rules §1.4), then the deal's ``5n + 1`` chance nodes (§1.5, §8.3)."""
         n = self._n
         fresh = index == 0 or self._past[-1]["outcome"] in _WON
         antes = self._antes(dealer, fresh)
@@ -501,66 +509,84 @@ class SpoilFiveState(ReferenceState):
             self._balances[q] -= antes[q]
             self._pool += antes[q]
         deck = self._draw_deck(index)
-        self._deal_starts.append(len(self._history))
-
-        first, second = self._cfg["deal_batches"]
-        dealt: list[list[int]] = [[] for _ in range(n)]
-        for k in range(5 * n):
-            if k < first * n:
-                seat = (dealer + 1 + k // first) % n
-            else:
-                seat = (dealer + 1 + (k - first * n) // second) % n
-            dealt[seat].append(deck[k])
-        turn_up = deck[5 * n]
-        trump = suit_of(turn_up)
-        ace = _card(trump, ACE)
-        dealer_ace = turn_up == ace
-        holder = None
-        if not dealer_ace:
-            holder = next((q for q in range(n) if ace in dealt[q]), None)
-        policy = self._cfg["rob_policy"]
+        self._deal_starts.append((len(self._history), len(self._log)))
         eldest = (dealer + 1) % n
-        d = _Deal(
+        self._deal = _Deal(
             index=index,
             dealer=dealer,
             eldest=eldest,
             deck=deck,
             antes=antes,
-            dealt=[sorted(h) for h in dealt],
-            hands=[sorted(h) for h in dealt],
-            turn_up=turn_up,
-            trump=trump,
-            dealer_ace=dealer_ace,
-            holder=holder,
-            rob_pending=holder is not None and policy != "disabled",
-            turn_up_at="stock",
+            dealt=[[] for _ in range(n)],
+            hands=[[] for _ in range(n)],
+            turn_up=None,
+            trump=None,
+            dealer_ace=False,
+            holder=None,
+            rob_pending=False,
+            turn_up_at=None,
             robber=None,
             put_out=[None] * n,
             declined=[False] * n,
             ineligible=[False] * n,
-            phase="play",
+            phase="chance",
             to_play=eldest,
             tricks=[],
-            current=_Trick(leader=eldest),
+            current=None,
             tricks_won=[0] * n,
             side_tricks=[0] * len(self._game._teams),
         )
-        self._deal = d
         self._event(
             None,
             f"deal {index}: dealer {_p(dealer)}, antes {antes}, pool {self._pool}, "
             f"balances {self._balances}",
         )
+        self._await_card("_deal_card")
+
+    def _recipient(self, k: int) -> int:
+        """The seat dealt deck position ``k < 5n`` (rules §1.5, with ``deal_batches``)."""
+        d = self._deal
+        first, second = (int(b) for b in self._cfg["deal_batches"])
+        if k < first * self._n:
+            return (d.dealer + 1 + k // first) % self._n
+        return (d.dealer + 1 + (k - first * self._n) // second) % self._n
+
+    def _sees_position(self, seat: int, k: int) -> bool:
+        return k == 5 * self._n or self._recipient(k) == seat
+
+    def _deal_card(self, card: int) -> None:
+        """Deck position ``k``: a card to a hand, or (``k = 5n``) the turn-up."""
+        d = self._deal
+        k = self._drawn - 1
+        if k < 5 * self._n:
+            seat = self._recipient(k)
+            d.dealt[seat].append(card)
+            d.hands[seat] = sorted(d.dealt[seat])
+            self._await_card("_deal_card")
+            return
+        n = self._n
+        turn_up = card
+        trump = suit_of(turn_up)
+        ace = _card(trump, ACE)
+        d.dealt = [sorted(h) for h in d.dealt]
+        d.turn_up, d.trump, d.turn_up_at = turn_up, trump, "stock"
+        d.dealer_ace = turn_up == ace
+        if not d.dealer_ace:
+            d.holder = next((q for q in range(n) if ace in d.dealt[q]), None)
+        policy = self._cfg["rob_policy"]
+        d.rob_pending = d.holder is not None and policy != "disabled"
+        d.phase = "play"
+        d.current = _Trick(leader=d.eldest)
         for q in range(n):
             self._event(q, f"{_p(q)} is dealt {_cards_text(d.dealt[q])}")
         self._event(None, f"turn-up {FRENCH.to_string(turn_up)}: {SUIT_LETTERS[trump]} are trumps")
-        if dealer_ace and policy != "disabled":
+        if d.dealer_ace and policy != "disabled":
             d.phase = "dealer_rob"
-            d.to_play = dealer
+            d.to_play = d.dealer
         elif d.rob_pending and self._cfg["rob_timing"] == "before_first_lead":
             d.phase = "rob"
-            assert holder is not None
-            d.to_play = holder
+            assert d.holder is not None
+            d.to_play = d.holder
         else:
             self._begin_turn()
 
@@ -571,6 +597,7 @@ class SpoilFiveState(ReferenceState):
             return
         p = d.to_play
         if d.dealer_ace and p == d.dealer and d.turn_up_at == "dealer":
+            assert d.turn_up is not None
             d.hands[p] = sorted(d.hands[p] + [d.turn_up])
             d.turn_up_at = "hand"
             self._event(None, f"{FRENCH.to_string(d.turn_up)} joins {_p(p)}'s hand")
@@ -581,7 +608,7 @@ class SpoilFiveState(ReferenceState):
         """Rules §5.1, after each completed trick."""
         d = self._deal
         trick = d.current
-        assert trick is not None
+        assert trick is not None and d.trump is not None
         w = trick.plays[trick_winner_index(trick.cards(), d.trump)][0]
         trick.winner = w
         d.tricks.append(trick)
@@ -695,7 +722,7 @@ class SpoilFiveState(ReferenceState):
     def _to_play(self) -> int | None:
         return None if self._terminal else self._deal.to_play
 
-    def legal_actions(self) -> list[int]:
+    def _legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         d = self._deal
@@ -706,7 +733,7 @@ class SpoilFiveState(ReferenceState):
             return actions
         if d.phase == "jink":
             return [STAND, JINK]
-        assert d.current is not None
+        assert d.current is not None and d.trump is not None
         return legal_play_ids(
             d.hands[d.to_play], d.current.cards(), d.trump, self._cfg["renege_reference"]
         )
@@ -743,6 +770,7 @@ class SpoilFiveState(ReferenceState):
                 self._event(p, f"{_p(p)} declines to rob")
             else:
                 card = action - DISCARD_BASE
+                assert d.turn_up is not None
                 d.hands[p].remove(card)
                 d.hands[p] = sorted(d.hands[p] + [d.turn_up])
                 d.put_out[p] = card
@@ -775,7 +803,7 @@ class SpoilFiveState(ReferenceState):
             else:
                 self._finish_trick()
 
-    def action_to_string(self, action: int) -> str:
+    def _action_string(self, action: int) -> str:
         a = self._action_id(action)
         if a < DISCARD_BASE:
             return f"play {FRENCH.to_string(a)}"
@@ -783,9 +811,7 @@ class SpoilFiveState(ReferenceState):
             return f"rob {FRENCH.to_string(a - DISCARD_BASE)}"
         return {DECLINE: "decline", STAND: "stand", JINK: "jink"}[a]
 
-    def string_to_action(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise ParseError(f"an action string is expected, got {shown(text)}")
+    def _string_action(self, text: str) -> int:
         words = text.split()
         if len(words) == 1:
             word = words[0].lower()
@@ -810,6 +836,8 @@ class SpoilFiveState(ReferenceState):
         """Phase and player to act as ``viewer`` sees them (a hand-held rob node is private)."""
         if self._terminal:
             return "over", None
+        if self._chance is not None:
+            return "chance", None
         d = self._deal
         if d.phase == "rob" and viewer is not None and viewer != d.to_play:
             if self._cfg["rob_timing"] == "at_turn":
@@ -817,8 +845,7 @@ class SpoilFiveState(ReferenceState):
             return "play", d.eldest
         return d.phase, d.to_play
 
-    def view(self, player: int | None = None) -> dict[str, Any]:
-        viewer = None if player is None else self._check_seat(player)
+    def _view(self, viewer: int | None) -> dict[str, Any]:
         d = self._deal
         n = self._n
 
@@ -845,8 +872,8 @@ class SpoilFiveState(ReferenceState):
             "dealer": d.dealer,
             "phase": phase,
             "to_play": to_play,
-            "trump": SUIT_LETTERS[d.trump],
-            "turn_up": FRENCH.to_string(d.turn_up),
+            "trump": None if d.trump is None else SUIT_LETTERS[d.trump],
+            "turn_up": None if d.turn_up is None else FRENCH.to_string(d.turn_up),
             "turn_up_at": d.turn_up_at,
             "robber": d.robber,
             "hands": [FRENCH.format_many(d.hands[q]) if sees(q) else None for q in range(n)],
@@ -870,8 +897,7 @@ class SpoilFiveState(ReferenceState):
             "past_deals": json_copy(self._past),
         }
 
-    def observation_tensor(self, player: int) -> npt.NDArray[np.float32]:
-        seat = self._check_seat(player)
+    def _observation_tensor(self, seat: int) -> npt.NDArray[np.float32]:
         v = self.view(seat)
         d = self._deal
         n = self._n
@@ -887,18 +913,22 @@ class SpoilFiveState(ReferenceState):
         out, block = tensor.out, tensor.block
 
         b = block(5)
-        out[b + _PHASES_SEEN.index(v["phase"])] = 1
+        if v["phase"] in _PHASES_SEEN:  # no phase bit during the deal
+            out[b + _PHASES_SEEN.index(v["phase"])] = 1
         b = block(n)
         if v["to_play"] is not None:
             out[b + rel(v["to_play"])] = 1
         b = block(n)
         out[b + rel(d.dealer)] = 1
         b = block(4)
-        out[b + d.trump] = 1
+        if d.trump is not None:
+            out[b + d.trump] = 1
         b = block(52)
-        out[b + d.turn_up] = 1
+        if d.turn_up is not None:
+            out[b + d.turn_up] = 1
         b = block(4)
-        out[b + _TURN_UP_PLACES.index(d.turn_up_at)] = 1
+        if d.turn_up_at is not None:
+            out[b + _TURN_UP_PLACES.index(d.turn_up_at)] = 1
         b = block(n + 1)
         out[b + (n if d.robber is None else rel(d.robber))] = 1
         b = block(52)
@@ -950,12 +980,9 @@ class SpoilFiveState(ReferenceState):
     def _render_view(self, view: dict[str, Any]) -> str:
         return _render(view)
 
-    def __repr__(self) -> str:
+    def _describe(self) -> str:
         phase, to_play = self._seen_phase(None)
-        return (
-            f"<SpoilFiveState {self._game!r} seed={self._seed} deal={self._deal.index} "
-            f"phase={phase} to_play={to_play} history={self._history}>"
-        )
+        return f"deal={self._deal.index} phase={phase} to_play={to_play}"
 
     # ---------------------------------------------------------------- determinisation ------
 
@@ -984,6 +1011,7 @@ class SpoilFiveState(ReferenceState):
         d = self._deal
         n = self._n
         trump = d.trump
+        assert trump is not None and d.turn_up is not None
         ace = _card(trump, ACE)
         all_tricks = list(d.tricks) + ([d.current] if d.current is not None else [])
         played: list[list[int]] = [[] for _ in range(n)]
@@ -1122,14 +1150,15 @@ class SpoilFiveState(ReferenceState):
         deck[5 * n + 1 :] = stock
 
         # Replay: earlier deals exactly, this deal with the sampled hidden choices.
-        state = SpoilFiveState(self._game, self._seed, self._decks[:-1] + [deck])
-        start = self._deal_starts[-1]
+        state = self._restarted(deck)
+        start, logged = self._deal_starts[-1]
         try:
             for action in self._history[:start]:
                 state.apply_action(action)
+            state._feed()
             if state._deal.index != d.index:
                 return None
-            for actor, action, phase in self._log[start:]:
+            for actor, action, phase in self._log[logged:]:
                 if phase == "rob" and actor != seat and action == DECLINE:
                     continue  # a private decision the viewer never saw
                 # The sampled world may have the ace of trumps with a player who declined.
