@@ -929,6 +929,20 @@ impl Game for CauRobat {
         self.rng = rng;
     }
 
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, _deal: usize) -> usize {
+        40
+    }
+
+    /// The table is dealt first, and only ranks not yet on it (docs/rules/cau_robat.md).
+    fn chance_allowed(config: &Config, drawn: &[u8], card: u8) -> bool {
+        let table = if config.players == 5 { 5 } else { 4 };
+        drawn.len() >= table || drawn.iter().all(|&c| rank_of(c) != rank_of(card))
+    }
+
     fn current_player(&self) -> Option<usize> {
         (!self.over).then_some(self.to_play as usize)
     }

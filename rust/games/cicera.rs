@@ -1118,6 +1118,19 @@ impl Game for Cicera {
         self.rng = rng;
     }
 
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, deal: usize) -> usize {
+        // A hand ends only when every packet has been dealt and played.
+        if deal == self.hand as usize {
+            self.dealt_upto as usize
+        } else {
+            52
+        }
+    }
+
     fn current_player(&self) -> Option<usize> {
         (self.phase != Phase::Over).then_some(self.to_play as usize)
     }

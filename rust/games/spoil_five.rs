@@ -1106,6 +1106,15 @@ impl Game for SpoilFive {
         self.rng = rng;
     }
 
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, _deal: usize) -> usize {
+        // The hands and the turn-up; the rest of the stock is never used.
+        5 * self.n() + 1
+    }
+
     fn current_player(&self) -> Option<usize> {
         (self.phase != Phase::Over).then_some(self.to_play as usize)
     }
