@@ -375,28 +375,29 @@ impl<G: Game> Tracked<G> {
         let Node::Deal { action, .. } = x.node else {
             return;
         };
-        let d = self.deal_start.deal_index();
-        // The deal so far again from its start, with the deck as chance has dealt it.
-        let mut s = (*self.deal_start).clone();
-        s.redeal(&self.decks[d]);
-        for &a in &self.history[self.deal_start_at..] {
-            s.apply_unchecked(a);
-        }
-        if x.dealt {
-            s.set_rng(self.state.rng());
-        }
-        let mut started = false;
-        if let Some(a) = action {
-            s.apply_unchecked(a);
-            if s.deal_index() != d {
-                started = true;
-                match self.decks.get(d + 1) {
-                    Some(deck) => s.redeal(deck),
-                    None => self.decks.push(s.deck().to_vec()),
-                }
-                if x.known.len() < d + 2 {
-                    x.known.push(0);
-                }
+        let d = self.state.deal_index();
+        // The cards dealt so far go below those the state has drawn: it has not seen them.
+        self.state.deck_mut().copy_from_slice(&self.decks[d]);
+        let mut s = match action {
+            Some(a) => {
+                let mut s = self.state.clone();
+                s.apply_unchecked(a);
+                s
+            }
+            None => {
+                let mut s = (*self.deal_start).clone();
+                s.redeal(&self.decks[d]);
+                s
+            }
+        };
+        let started = s.deal_index() != d;
+        if started {
+            match self.decks.get(d + 1) {
+                Some(deck) => s.redeal(deck),
+                None => self.decks.push(s.deck().to_vec()),
+            }
+            if x.known.len() < d + 2 {
+                x.known.push(0);
             }
         }
         let mut wanted = vec![(d, s.cards_drawn(d))];
@@ -409,19 +410,23 @@ impl<G: Game> Tracked<G> {
                 deal,
                 pos: x.known[deal],
             };
+            if action.is_none() {
+                // The first deal: there is no state before it to keep.
+                self.state = s;
+            }
             return;
         }
         if let Some(a) = action {
             self.history.push(a);
         }
-        if started {
+        if started || action.is_none() {
             self.deal_start = Arc::new(s.clone());
             self.deal_start_at = self.history.len();
         } else {
-            // The deal's deck now holds the new cards: determinisation re-deals from it.
-            let mut start = (*self.deal_start).clone();
-            start.redeal(&self.decks[d]);
-            self.deal_start = Arc::new(start);
+            // Determinisation re-deals from the deal's start: with the cards dealt since.
+            Arc::make_mut(&mut self.deal_start)
+                .deck_mut()
+                .copy_from_slice(&self.decks[d]);
         }
         self.state = s;
         x.node = Node::Ready;
@@ -1181,18 +1186,10 @@ impl<G: Game> DynState for Tracked<G> {
     }
     fn eq_dyn(&self, other: &dyn DynState) -> bool {
         other.as_any().downcast_ref::<Self>().is_some_and(|o| {
-            let same =
-                o.config == self.config && o.history == self.history && o.chance == self.chance;
-            if self.is_chance_node() {
-                // While cards are dealt the rules state is the one before: its deck below the
-                // cards it took is a placeholder, which the dealt cards are compared by instead.
-                // (Before the first deal is dealt there is no such state.)
-                let dealt = self.chance.as_ref().is_some_and(|x| x.dealt);
-                same && o.decks == self.decks
-                    && (!dealt || o.state.view(None) == self.state.view(None))
-            } else {
-                same && o.state == self.state
-            }
+            o.config == self.config
+                && o.state == self.state
+                && o.history == self.history
+                && o.chance == self.chance
         })
     }
     fn num_players(&self) -> usize {

@@ -38,6 +38,10 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn deal_index(&self) -> usize;
     /// The current deal's deck, top card first.
     fn deck(&self) -> &[u8];
+    /// The same, to write: generic code only changes the cards below those the rules have
+    /// drawn ([`Game::cards_drawn`]), which the rules have not looked at (explicit chance puts
+    /// the cards it deals there).
+    fn deck_mut(&mut self) -> &mut [u8];
     /// Deals the current deal again from `deck` (a checked permutation of the pack). Only called
     /// right after the deal started, before any action of it.
     fn redeal(&mut self, deck: &[u8]);

@@ -917,6 +917,10 @@ impl Game for CauRobat {
         &self.deck
     }
 
+    fn deck_mut(&mut self) -> &mut [u8] {
+        &mut self.deck
+    }
+
     fn redeal(&mut self, deck: &[u8]) {
         self.deal_cards(deck);
     }

@@ -1391,6 +1391,10 @@ impl Game for Cuajo {
         &self.deck
     }
 
+    fn deck_mut(&mut self) -> &mut [u8] {
+        &mut self.deck
+    }
+
     fn redeal(&mut self, deck: &[u8]) {
         self.deal_cards(deck);
     }
