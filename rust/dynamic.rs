@@ -596,9 +596,16 @@ impl<G: Game> Tracked<G> {
         }
     }
 
-    /// The effective config as JSON, `explicit_chance` included.
+    /// The config as serialized: `explicit_chance` only when on, so that a seeded state's
+    /// text is what it was before the option existed.
     fn config_json(&self) -> Value {
-        config_json::<G>(&self.config, self.chance.is_some())
+        let mut v = config_json::<G>(&self.config, self.chance.is_some());
+        if self.chance.is_none() {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("explicit_chance");
+            }
+        }
+        v
     }
 
     pub fn serialize(&self) -> String {
