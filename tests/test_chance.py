@@ -434,3 +434,54 @@ def test_bots_decide_and_the_seeded_layers_refuse():
             tapete.VectorEnv(game, 2)
         with pytest.raises(ConfigError, match="explicit_chance"):
             game.play_random(2)
+
+
+# --------------------------------------------------------------------------------------------
+# Lock step with the reference model
+
+
+def reference_explicit(name: str) -> tapete.Game | None:
+    """The reference model's explicit-chance game, or None while it has none."""
+    import tapete.reference
+
+    try:
+        return tapete.reference.load_game(name, explicit_chance=True)
+    except ConfigError:
+        return None
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_lock_step_with_the_reference(name):
+    """Both implementations in the explicit mode from the same outcomes and decisions: the same
+    chance outcomes and probabilities at every chance node, the same game at every decision."""
+    ref_game = reference_explicit(name)
+    if ref_game is None:
+        pytest.skip("the reference model has no explicit_chance yet")
+    game = explicit(name)
+    n = game.num_players()
+    for seed in range(2):
+        a, b = game.new_initial_state(seed=seed), ref_game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        steps = 0
+        while not a.is_terminal() and steps < 400:
+            assert a.is_chance_node() == b.is_chance_node()
+            assert a.current_player() == b.current_player()
+            if a.is_chance_node():
+                ours, theirs = a.chance_outcomes(), b.chance_outcomes()
+                assert [c for c, _ in ours] == [c for c, _ in theirs]
+                assert all(math.isclose(p, q) for (_, p), (_, q) in zip(ours, theirs, strict=True))
+                action = draw(a, rng)
+            else:
+                assert a.view() == b.view()
+                for seat in range(n):
+                    assert a.view(seat) == b.view(seat)
+                assert [a.action_to_string(x) for x in a.legal_actions()] == [
+                    b.action_to_string(x) for x in b.legal_actions()
+                ]
+                action = rng.choice(a.legal_actions())
+            assert a.action_to_string(action) == b.action_to_string(action)
+            a.apply_action(action)
+            b.apply_action(action)
+            assert a.returns() == pytest.approx(b.returns())
+            steps += 1
+        assert a.history() == b.history()
