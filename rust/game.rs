@@ -38,11 +38,30 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn deal_index(&self) -> usize;
     /// The current deal's deck, top card first.
     fn deck(&self) -> &[u8];
+    /// The same, to write: generic code only changes the cards below those the rules have
+    /// drawn ([`Game::cards_drawn`]), which the rules have not looked at (explicit chance puts
+    /// the cards it deals there).
+    fn deck_mut(&mut self) -> &mut [u8];
     /// Deals the current deal again from `deck` (a checked permutation of the pack). Only called
     /// right after the deal started, before any action of it.
     fn redeal(&mut self, deck: &[u8]);
     fn rng(&self) -> Rng;
     fn set_rng(&mut self, rng: Rng);
+
+    /// The config's `first_dealer` option: explicit chance makes a random first dealer a chance
+    /// node and builds the state with the seat drawn there.
+    fn first_dealer(config: &mut Self::Config) -> &mut FirstDealer;
+    /// How many cards of deal `deal`'s deck (the current deal, or the one just before it) the
+    /// rules have taken so far, from the top. The rules take them in order, and whether they
+    /// take the next one depends only on the ones taken before: explicit chance deals exactly
+    /// these cards as chance outcomes, one at a time, before the state may go on.
+    fn cards_drawn(&self, deal: usize) -> usize;
+    /// Whether `card` may be the next card of a deal whose first cards are `drawn` (a chance
+    /// outcome is drawn uniformly among the remaining cards that may be). Every card may,
+    /// unless the rules restrict it (Cau Robat's table shows distinct ranks).
+    fn chance_allowed(_config: &Self::Config, _drawn: &[u8], _card: u8) -> bool {
+        true
+    }
 
     /// The seat to act, `None` when the game is over.
     fn current_player(&self) -> Option<usize>;

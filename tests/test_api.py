@@ -112,6 +112,7 @@ GAMES = {
     "spoil_five": {
         # docs/rules/spoil_five.md, "Configuration"; num_deals None = one deal per player
         "defaults": {
+            "explicit_chance": False,  # docs/engine.md, "Explicit chance nodes"
             "players": 4,
             "partnerships": "none",
             "first_dealer": "random",
@@ -238,6 +239,7 @@ GAMES = {
     "cicera": {
         # docs/rules/cicera.md, "Configuration"
         "defaults": {
+            "explicit_chance": False,  # docs/engine.md, "Explicit chance nodes"
             "target_score": 51,
             "packet_size": 12,
             "deal_style": "one_at_a_time",
@@ -335,6 +337,7 @@ GAMES = {
     "cau_robat": {
         # docs/rules/cau_robat.md, "Configuration"
         "defaults": {
+            "explicit_chance": False,  # docs/engine.md, "Explicit chance nodes"
             "players": 4,
             "hands_to_win": 1,
             "first_dealer": "random",
@@ -431,6 +434,7 @@ GAMES = {
     "cuajo": {
         # docs/rules/cuajo.md, "Configuration"
         "defaults": {
+            "explicit_chance": False,  # docs/engine.md, "Explicit chance nodes"
             "first_dealer": "random",
             "dealer_after_wash": "same",
             "dealer_natural_win": True,

@@ -168,6 +168,7 @@ def build_deck(n, dealer, table0, plays, hold=None):
 # a small model of rules 3-5, only used to double-check the scenario data of this file
 
 DEFAULTS = {
+    "explicit_chance": False,  # docs/engine.md, "Explicit chance nodes"
     "players": 4,
     "hands_to_win": 1,
     "first_dealer": "random",

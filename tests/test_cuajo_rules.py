@@ -2167,6 +2167,7 @@ def test_fl02_kings_are_never_discarded(impl):
 # the interface: constants, configuration, action strings, errors
 
 DEFAULT_CONFIG = {
+    "explicit_chance": False,  # docs/engine.md, "Explicit chance nodes"
     "first_dealer": "random",
     "dealer_after_wash": "same",
     "dealer_natural_win": True,

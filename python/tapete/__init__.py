@@ -15,12 +15,13 @@ import importlib
 from typing import Any
 
 from tapete import bots, cau_robat, cicera, cuajo, records, spoil_five
-from tapete._core import TERMINAL, Game, State, list_games, load_game
+from tapete._core import CHANCE, TERMINAL, Game, State, list_games, load_game
 from tapete.arena import ArenaResult, arena
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
 from tapete.vector import Batch, VectorEnv
 
 __all__ = [
+    "CHANCE",
     "TERMINAL",
     "ArenaResult",
     "Batch",

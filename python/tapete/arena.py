@@ -112,6 +112,11 @@ def arena(
         raise TypeError(f"game must be a game name or a tapete.Game, got {type(game).__name__}")
     elif config:
         raise ConfigError("config options go with a game name, not with a tapete.Game")
+    if game.config().get("explicit_chance"):
+        raise ConfigError(
+            "the arena plays seeded games only: load the game without explicit_chance (the "
+            "seed deals the same cards)"
+        )
     if isinstance(bots, str) or not isinstance(bots, Sequence):
         raise ConfigError("bots must be a sequence of bot specs or bots, one per seat")
     for b in bots:

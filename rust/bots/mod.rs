@@ -55,6 +55,11 @@ impl<G: Game> DynBot for Bot<G> {
                 state.game().name()
             ));
         };
+        if t.is_chance_node() {
+            return Err(crate::illegal_err!(
+                "a chance node: a bot chooses decisions; apply one of chance_outcomes()"
+            ));
+        }
         if t.state().is_terminal() {
             return Err(crate::illegal_err!(
                 "the game is over: there is no move to choose"

@@ -917,6 +917,10 @@ impl Game for CauRobat {
         &self.deck
     }
 
+    fn deck_mut(&mut self) -> &mut [u8] {
+        &mut self.deck
+    }
+
     fn redeal(&mut self, deck: &[u8]) {
         self.deal_cards(deck);
     }
@@ -927,6 +931,20 @@ impl Game for CauRobat {
 
     fn set_rng(&mut self, rng: Rng) {
         self.rng = rng;
+    }
+
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, _deal: usize) -> usize {
+        40
+    }
+
+    /// The table is dealt first, and only ranks not yet on it (docs/rules/cau_robat.md).
+    fn chance_allowed(config: &Config, drawn: &[u8], card: u8) -> bool {
+        let table = if config.players == 5 { 5 } else { 4 };
+        drawn.len() >= table || drawn.iter().all(|&c| rank_of(c) != rank_of(card))
     }
 
     fn current_player(&self) -> Option<usize> {

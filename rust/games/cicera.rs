@@ -1229,6 +1229,10 @@ impl Game for Cicera {
         &self.deck
     }
 
+    fn deck_mut(&mut self) -> &mut [u8] {
+        &mut self.deck
+    }
+
     fn redeal(&mut self, deck: &[u8]) {
         self.deal_cards(deck);
     }
@@ -1239,6 +1243,19 @@ impl Game for Cicera {
 
     fn set_rng(&mut self, rng: Rng) {
         self.rng = rng;
+    }
+
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, deal: usize) -> usize {
+        // A hand ends only when every packet has been dealt and played.
+        if deal == self.hand as usize {
+            self.dealt_upto as usize
+        } else {
+            52
+        }
     }
 
     fn current_player(&self) -> Option<usize> {

@@ -1094,6 +1094,10 @@ impl Game for SpoilFive {
         &self.deck
     }
 
+    fn deck_mut(&mut self) -> &mut [u8] {
+        &mut self.deck
+    }
+
     fn redeal(&mut self, deck: &[u8]) {
         self.deal_cards(deck);
     }
@@ -1104,6 +1108,15 @@ impl Game for SpoilFive {
 
     fn set_rng(&mut self, rng: Rng) {
         self.rng = rng;
+    }
+
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, _deal: usize) -> usize {
+        // The hands and the turn-up; the rest of the stock is never used.
+        5 * self.n() + 1
     }
 
     fn current_player(&self) -> Option<usize> {

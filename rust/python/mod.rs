@@ -284,6 +284,9 @@ fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
 /// Most games one `play_random` call plays: its results take 8·(players + 1) bytes a game, so
 /// this bounds them to a few GB. Larger runs go in several calls (or `tapete selfplay`).
 const MAX_PLAYOUTS: u64 = 100_000_000;
+/// `current_player()` at the end and at a chance node (pyspiel's values).
+const TERMINAL: i64 = -4;
+const CHANCE: i64 = -1;
 /// Most native threads a call may start.
 const MAX_THREADS: u64 = 1024;
 
@@ -319,6 +322,11 @@ impl PyGame {
     /// The most actions a game of this config can take.
     fn max_game_length(&self) -> usize {
         self.inner.max_game_length()
+    }
+
+    /// Chance outcome ids are `0..max_chance_outcomes()` (card ids, or first dealer seats).
+    fn max_chance_outcomes(&self) -> usize {
+        self.inner.max_chance_outcomes()
     }
 
     /// The least return a seat can end a game with (docs/rules/<game>.md, "Utility bounds").
@@ -407,7 +415,8 @@ impl PyGame {
         py.detach(|| {
             self.inner
                 .random_playouts(seed, threads, &mut returns, &mut lengths)
-        });
+        })
+        .py_err()?;
         let returns = PyArray1::from_vec(py, returns)
             .reshape([games, n])?
             .into_any();
@@ -517,12 +526,24 @@ impl PyState {
 impl PyState {
     /// The seat to act, or ``tapete.TERMINAL`` (-4) once the game is over.
     fn current_player(&self) -> i64 {
-        self.inner.current_player().map_or(-4, |p| p as i64)
+        if self.inner.is_chance_node() {
+            return CHANCE;
+        }
+        self.inner.current_player().map_or(TERMINAL, |p| p as i64)
     }
 
     /// Whether the game is over.
     fn is_terminal(&self) -> bool {
-        self.inner.current_player().is_none()
+        self.inner.is_terminal()
+    }
+
+    fn is_chance_node(&self) -> bool {
+        self.inner.is_chance_node()
+    }
+
+    /// At a chance node, `(outcome id, probability)` pairs, ascending; empty elsewhere.
+    fn chance_outcomes(&self) -> Vec<(usize, f64)> {
+        self.inner.chance_outcomes()
     }
 
     /// The action ids the current player may take, ascending (empty at the end).
@@ -532,11 +553,18 @@ impl PyState {
         out
     }
 
-    /// A numpy bool array of ``num_distinct_actions()``: True for each legal action.
+    /// A numpy bool array: True for each legal action; of size `num_distinct_actions`, or at a
+    /// chance node `max_chance_outcomes` (pyspiel's convention: the chance player's outcomes).
     fn legal_actions_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         let mut legal = Vec::with_capacity(16);
         self.inner.legal_actions(&mut legal);
-        let mut mask = vec![false; self.inner.game().num_distinct_actions()];
+        let game = self.inner.game();
+        let size = if self.inner.is_chance_node() {
+            game.max_chance_outcomes()
+        } else {
+            game.num_distinct_actions()
+        };
+        let mut mask = vec![false; size];
         for a in legal {
             mask[a] = true;
         }
@@ -686,6 +714,7 @@ impl PyState {
             self.inner.history().len(),
             match self.inner.current_player() {
                 Some(p) => format!("seat {p} to act"),
+                None if self.inner.is_chance_node() => "chance to act".to_string(),
                 None => "over".to_string(),
             }
         )
@@ -1081,6 +1110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cuajo_best_arrangement, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_waits, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_distance, m)?)?;
-    m.add("TERMINAL", -4)?;
+    m.add("TERMINAL", TERMINAL)?;
+    m.add("CHANCE", CHANCE)?;
     Ok(())
 }

@@ -86,7 +86,7 @@ fn value() -> impl Strategy<Value = Value> {
 }
 
 /// A config: the defaults with a few keys given drawn values, sometimes a key no game has.
-fn config_for(name: &str, values: &[(usize, Value)], extra: bool) -> Value {
+fn config_for(name: &str, values: &[(usize, Value)], extra: bool, explicit: bool) -> Value {
     let defaults = load_game(name, Value::Null).unwrap().config();
     let keys: Vec<&String> = defaults.as_object().unwrap().keys().collect();
     let mut out = Map::new();
@@ -95,6 +95,9 @@ fn config_for(name: &str, values: &[(usize, Value)], extra: bool) -> Value {
     }
     if extra {
         out.insert("colour".into(), json!("red"));
+    }
+    if explicit {
+        out.insert("explicit_chance".into(), json!(true));
     }
     Value::Object(out)
 }
@@ -118,20 +121,22 @@ proptest! {
         game_index in 0..4usize,
         values in proptest::collection::vec((any::<usize>(), value()), 0..4),
         extra in proptest::bool::weighted(0.05),
+        explicit in proptest::bool::weighted(0.3),
         seed in any::<u64>(),
         actions in proptest::collection::vec(any::<u16>(), 0..400),
         texts in proptest::collection::vec(".{0,12}", 4),
         cut in any::<u16>(),
     ) {
         let name = list_games()[game_index % list_games().len()];
-        let Ok(game) = load_game(name, config_for(name, &values, extra)) else {
+        let Ok(game) = load_game(name, config_for(name, &values, extra, explicit)) else {
             return Ok(());
         };
-        let count = game.num_distinct_actions();
+        // Decisions and chance outcomes (explicit mode) share the ids.
+        let count = game.num_distinct_actions().max(game.max_chance_outcomes());
         let mut state = game.new_state(seed, &[]).unwrap();
         let mut legal = Vec::new();
         for (step, &raw) in actions.iter().enumerate() {
-            if state.current_player().is_none() {
+            if state.is_terminal() {
                 break;
             }
             legal.clear();

@@ -169,7 +169,208 @@ fn conformance_of(name: &str) {
         for seed in 0..GAMES_PER_CONFIG {
             check_playout(game.as_ref(), seed);
         }
+        let mut explicit = config.clone();
+        explicit["explicit_chance"] = true.into();
+        let explicit = load_game(name, explicit).unwrap();
+        for seed in 0..EXPLICIT_GAMES {
+            check_explicit_playout(explicit.as_ref(), seed);
+            check_seeded_outcomes_replay(game.as_ref(), explicit.as_ref(), seed);
+        }
     }
+}
+
+/// Explicit-chance games per config: random playouts drawing the outcomes by their
+/// probabilities, and seeded games replayed with their decks as the outcomes.
+const EXPLICIT_GAMES: u64 = 6;
+
+/// A random playout of the explicit mode, checking every chance node as OpenSpiel's
+/// `CheckChanceOutcomes` does, and every decision as `check_playout` does (more sparsely).
+fn check_explicit_playout(game: &dyn DynGame, seed: u64) {
+    let mut state = game.new_state(seed, &[]).expect("new state");
+    let mut rng = Rng::new(seed ^ 0x5EED);
+    let n = game.num_players();
+    let (mut steps, mut decisions) = (0usize, 0usize);
+    let mut summed = vec![0.0; n];
+    let mut legal = Vec::new();
+    while !state.is_terminal() {
+        legal.clear();
+        state.legal_actions(&mut legal);
+        assert!(!legal.is_empty(), "nothing to do before the end");
+        assert!(legal.windows(2).all(|w| w[0] < w[1]), "not ascending");
+        if steps % 7 == 0 || (seed == 0 && steps < 40) {
+            let copy = game
+                .deserialize_state(&state.serialize())
+                .expect("deserialize");
+            assert!(copy.eq_dyn(state.as_ref()), "serialize round trip");
+        }
+        let action = if state.is_chance_node() {
+            assert_eq!(state.current_player(), None);
+            let outcomes = state.chance_outcomes();
+            let ids: Vec<usize> = outcomes.iter().map(|&(c, _)| c).collect();
+            assert_eq!(
+                ids, legal,
+                "legal actions at a chance node are its outcomes"
+            );
+            assert!(outcomes
+                .iter()
+                .all(|&(c, p)| p > 0.0 && p <= 1.0 && c < game.max_chance_outcomes()));
+            let total: f64 = outcomes.iter().map(|&(_, p)| p).sum();
+            assert!(
+                (total - 1.0).abs() < 1e-9,
+                "probabilities add up to {total}"
+            );
+            for &c in &ids {
+                let text = state.action_to_string(c).unwrap();
+                assert_eq!(state.string_to_action(&text).unwrap(), c, "{text}");
+            }
+            // Nothing is seen while cards are dealt: an empty tensor, no card in any view.
+            let seat = steps % n;
+            let mut obs = vec![1.0; state.observation_len()];
+            state.observe(seat, &mut obs).unwrap();
+            assert!(obs.iter().all(|&x| x == 0.0));
+            let view = state.view(Some(seat)).unwrap();
+            assert_eq!(view["phase"], "chance");
+            assert!(state
+                .information_state_string(seat)
+                .unwrap()
+                .ends_with(state.observation_string(seat).unwrap().as_str()));
+            if seed == 0 && steps % 17 == 0 {
+                let other = state.resample(seat, seed + steps as u64).unwrap();
+                assert!(other.is_chance_node(), "resample at a chance node");
+                assert_eq!(other.view(Some(seat)).unwrap(), view);
+                assert_eq!(
+                    other.information_state_string(seat).unwrap(),
+                    state.information_state_string(seat).unwrap()
+                );
+            }
+            // Drawn by the probabilities.
+            let mut u = rng.below(1 << 53) as f64 / (1u64 << 53) as f64;
+            let mut pick = ids[ids.len() - 1];
+            for &(c, p) in &outcomes {
+                if u < p {
+                    pick = c;
+                    break;
+                }
+                u -= p;
+            }
+            pick
+        } else {
+            let p = state.current_player().unwrap();
+            if seed == 0 && decisions % 19 == 0 {
+                let seat = (seed as usize + steps) % n;
+                let other = state.resample(seat, seed + steps as u64).unwrap();
+                assert_eq!(other.current_player() == Some(seat), p == seat);
+                assert_eq!(
+                    other.view(Some(seat)).unwrap(),
+                    state.view(Some(seat)).unwrap()
+                );
+                assert_eq!(
+                    other.information_state_string(seat).unwrap(),
+                    state.information_state_string(seat).unwrap()
+                );
+            }
+            decisions += 1;
+            legal[rng.below(legal.len() as u64) as usize]
+        };
+        // Anything else is refused and changes nothing.
+        let count = game.num_distinct_actions().max(game.max_chance_outcomes());
+        if let Some(bad) = (0..count).find(|a| !legal.contains(a)) {
+            let before = state.clone_box();
+            assert!(state.apply(bad).is_err());
+            assert!(state.eq_dyn(before.as_ref()));
+        }
+        assert!(state.apply(count + 1).is_err());
+        state.apply(action).unwrap();
+        for (total, r) in summed.iter_mut().zip(state.rewards()) {
+            *total += r;
+        }
+        steps += 1;
+    }
+    assert!(
+        decisions <= game.max_game_length(),
+        "longer than max_game_length"
+    );
+    let returns = state.returns();
+    for (total, r) in summed.iter().zip(&returns) {
+        assert!(
+            (total - r).abs() < 1e-9,
+            "rewards add up to {summed:?}, returns {returns:?}"
+        );
+    }
+    assert_eq!(state.chance_outcomes(), []);
+}
+
+/// A seeded game, replayed in the explicit mode with its own decks (and first dealer) as the
+/// chance outcomes: the same game, seen the same way by every seat at every decision.
+fn check_seeded_outcomes_replay(seeded: &dyn DynGame, explicit: &dyn DynGame, seed: u64) {
+    let n = seeded.num_players();
+    let mut state = seeded.new_state(seed, &[]).unwrap();
+    let mut rng = Rng::new(!seed);
+    let mut actions = Vec::new();
+    let mut legal = Vec::new();
+    while !state.is_terminal() {
+        legal.clear();
+        state.legal_actions(&mut legal);
+        let a = legal[rng.below(legal.len() as u64) as usize];
+        actions.push(a);
+        state.apply(a).unwrap();
+    }
+    let text: serde_json::Value = serde_json::from_str(&state.serialize()).unwrap();
+    let decks: Vec<Vec<String>> = serde_json::from_value(text["decks"].clone()).unwrap();
+    let mut seeded_state = seeded.new_state(seed, &[]).unwrap();
+    let mut e = explicit.new_state(seed, &[]).unwrap();
+    let mut seen_chance = 0;
+    for (i, &a) in actions
+        .iter()
+        .chain(std::iter::once(&usize::MAX))
+        .enumerate()
+    {
+        while e.is_chance_node() {
+            let view = e.view(None).unwrap();
+            let outcome = match view["deal"].as_u64() {
+                None => Rng::new(seed).below(n as u64) as usize,
+                Some(d) => {
+                    let card = &decks[d as usize][view["cards_dealt"].as_u64().unwrap() as usize];
+                    e.string_to_action(&format!("deal {card}")).unwrap()
+                }
+            };
+            e.apply(outcome).unwrap();
+            seen_chance += 1;
+        }
+        assert_eq!(e.is_terminal(), seeded_state.is_terminal(), "step {i}");
+        assert_eq!(e.current_player(), seeded_state.current_player());
+        assert_eq!(e.returns(), seeded_state.returns());
+        assert_eq!(
+            e.view(None).unwrap(),
+            seeded_state.view(None).unwrap(),
+            "step {i}"
+        );
+        // (Information states replay the game: checked now and then, and at the end.)
+        for seat in (0..n).filter(|_| i % 13 == 0 || a == usize::MAX) {
+            assert_eq!(
+                e.information_state_string(seat).unwrap(),
+                seeded_state.information_state_string(seat).unwrap()
+            );
+            let (mut x, mut y) = (
+                vec![0.0; e.observation_len()],
+                vec![0.0; e.observation_len()],
+            );
+            e.observe(seat, &mut x).unwrap();
+            seeded_state.observe(seat, &mut y).unwrap();
+            assert_eq!(x, y);
+        }
+        if a == usize::MAX {
+            break;
+        }
+        let (mut l1, mut l2) = (Vec::new(), Vec::new());
+        e.legal_actions(&mut l1);
+        seeded_state.legal_actions(&mut l2);
+        assert_eq!(l1, l2);
+        e.apply(a).unwrap();
+        seeded_state.apply(a).unwrap();
+    }
+    assert!(seen_chance > 0);
+    assert!(e.is_terminal());
 }
 
 // One test per game, so that the harness runs them on every core.

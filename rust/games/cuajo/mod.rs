@@ -450,6 +450,8 @@ struct PastHand {
     winner: Option<u8>,
     source: Option<Source>,
     balances: [i64; SEATS],
+    /// Cards taken from the hand's deck by its end.
+    drawn: u8,
 }
 
 /// A marker decision under way, which the other seats must not see: they see the table as it
@@ -999,6 +1001,7 @@ impl Cuajo {
             winner: result.winner,
             source: result.source,
             balances: self.balances,
+            drawn: self.stock_at,
         });
         let winner = result.winner;
         self.result = Some(result);
@@ -1388,6 +1391,10 @@ impl Game for Cuajo {
         &self.deck
     }
 
+    fn deck_mut(&mut self) -> &mut [u8] {
+        &mut self.deck
+    }
+
     fn redeal(&mut self, deck: &[u8]) {
         self.deal_cards(deck);
     }
@@ -1398,6 +1405,17 @@ impl Game for Cuajo {
 
     fn set_rng(&mut self, rng: Rng) {
         self.rng = rng;
+    }
+
+    fn first_dealer(config: &mut Config) -> &mut FirstDealer {
+        &mut config.first_dealer
+    }
+
+    fn cards_drawn(&self, deal: usize) -> usize {
+        // The dealt cards and the sowee, then the stock draws and the scoring draws.
+        self.past
+            .get(deal)
+            .map_or(self.stock_at as usize, |h| h.drawn as usize)
     }
 
     fn current_player(&self) -> Option<usize> {
