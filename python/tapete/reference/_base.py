@@ -300,11 +300,10 @@ class ReferenceGame(Generic[StateT]):
         return self._utility_bounds()[1]
 
     def config(self) -> dict[str, Any]:
-        """Every config key with its value; ``explicit_chance`` only when it is on, so that
+        """Every config key with its effective value, ``explicit_chance`` included, so that
         ``load_game(name, **game.config())`` gives the same game."""
         cfg = copy.deepcopy(self._cfg)
-        if self._explicit:
-            cfg["explicit_chance"] = True
+        cfg["explicit_chance"] = self._explicit
         return cfg
 
     def new_initial_state(
@@ -850,7 +849,12 @@ class ReferenceState:
         return json.dumps(
             {
                 "game": self._game.name,
-                "config": self._game.config(),
+                # explicit_chance only when on: seeded states serialize as before it existed
+                "config": {
+                    k: v
+                    for k, v in self._game.config().items()
+                    if k != "explicit_chance" or self._explicit
+                },
                 "seed": self._seed,
                 "decks": [pack.format_many(deck) for deck in decks],
                 "rng": self._rng.state,
