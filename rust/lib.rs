@@ -5,6 +5,7 @@
 pub mod batch;
 pub mod bots;
 pub mod cards;
+pub mod chance;
 pub mod dynamic;
 pub mod error;
 pub mod game;
