@@ -147,6 +147,12 @@ def test_game_type_and_info(name):
     assert game.tapete_game == ours
 
 
+def test_chance_nodes_are_not_bounded_by_a_wrong_figure():
+    # pyspiel's default would be max_game_length(), fewer than a Cau Robat hand's chance nodes
+    with pytest.raises(NotImplementedError, match="chance nodes"):
+        load("cau_robat").max_chance_nodes_in_history()
+
+
 def test_player_counts():
     assert pyspiel.load_game("tapete_spoil_five").get_type().min_num_players == 2
     assert pyspiel.load_game("tapete_spoil_five").get_type().max_num_players == 10
@@ -217,19 +223,34 @@ def test_direct_construction_refuses_unknown_parameters():
 # OpenSpiel's own checks
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_random_sim_test(name):
-    game = short(name)
+# The default configs, then variants. A default Cicera match (to 51) costs ~10 s here: its
+# information state strings grow with the match and are asked for every seat at every step;
+# a match to 11 (a few hands) tests the same.
+SIMULATIONS = [
+    ("tapete_spoil_five", 2),
+    ("tapete_cicera(target_score=11)", 1),
+    ("tapete_cau_robat", 3),
+    ("tapete_cuajo", 1),
+    ("tapete_spoil_five(players=6,deal_batches=[3 2],num_deals=2,first_dealer=3)", 2),
+    ("tapete_spoil_five(partnerships=[[0 2] [1 3]],leftover_pool=unresolved)", 2),
+    ("tapete_cicera(game_mode=single_hand,deal_style=packets)", 2),
+    ("tapete_cau_robat(players=3,hands_to_win=2)", 2),
+    ("tapete_cuajo(returns=individual,max_turns=30,hands_per_match=2)", 1),
+]
+
+
+@pytest.mark.parametrize(("text", "sims"), SIMULATIONS)
+def test_random_sim_test(text, sims):
+    game = pyspiel.load_game(text)
 
     def same_as_ours(state):
         # the adapter's information state is tapete's for every seat
         for seat in range(game.num_players()):
-            assert state.information_state_string(
-                seat
-            ) == state.tapete_state.information_state_string(seat)
+            ours = state.tapete_state.information_state_string(seat)
+            assert state.information_state_string(seat) == ours
 
     pyspiel.random_sim_test(
-        game, num_sims=2, serialize=True, verbose=False, state_checker_fn=same_as_ours
+        game, num_sims=sims, serialize=True, verbose=False, state_checker_fn=same_as_ours
     )
 
 
@@ -397,12 +418,23 @@ def test_mcts_bot_plays_a_game(name):
     assert len(returns) == game.num_players()
 
 
-@pytest.mark.parametrize("name", ["spoil_five", "cau_robat"])
+def ismcts_bot(game, seed):
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
+    bot = ismcts.ISMCTSBot(
+        game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(seed)
+    )
+    # The bot's own sampler is seeded at random on every call; a seeded one is reproducible.
+    sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+    return bot
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_ismcts_bot_plays_a_game(name):
     game = short(name)
-    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
-    bot = ismcts.ISMCTSBot(
-        game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(3)
-    )
-    returns = play(game, [bot] + [None] * (game.num_players() - 1), seed=2)
+    bots = [ismcts_bot(game, 3), None] + [ismcts_bot(game, 4)] + [None] * (game.num_players() - 3)
+    returns = play(game, bots, seed=2)
     assert len(returns) == game.num_players()
+    # the same seeds, the same game
+    bots = [ismcts_bot(game, 3), None] + [ismcts_bot(game, 4)] + [None] * (game.num_players() - 3)
+    assert play(game, bots, seed=2) == returns

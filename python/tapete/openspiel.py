@@ -182,6 +182,15 @@ class TapeteGame(pyspiel.Game):  # type: ignore[misc]
         """The initial state (a chance node when the deal or the first dealer is random)."""
         return TapeteState(self)
 
+    def max_chance_nodes_in_history(self) -> int:
+        """Not known: the engine gives no bound on the chance nodes of a game (pyspiel's own
+        default, ``max_game_length()``, would be wrong: a Cau Robat hand has 36 decisions and
+        41 chance nodes), so this raises ``NotImplementedError``, as do ``max_move_number()``
+        and ``max_history_length()`` that add it."""
+        raise NotImplementedError(
+            f"{self.get_type().short_name}: the number of chance nodes is not bounded yet"
+        )
+
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         # By the game string, registering first: the unpickling process may not have yet.
         return _load, (str(self),)
