@@ -383,6 +383,9 @@ def test_resample_from_infostate():
     ]
     with pytest.raises(ValueError, match="probability sampler"):
         state.resample_from_infostate(seat, lambda: 2.0)
+    with pytest.raises(ValueError, match="seat"):
+        state.resample_from_infostate(game.num_players(), sampler)
+    assert str(state) == before
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess tes
 from tapete._core import Game, State, list_games, load_game
 from tapete.errors import ConfigError
 
-__all__ = ["PREFIX", "UNSET", "TapeteGame", "TapeteState", "register"]
+__all__ = ["PREFIX", "UNSET", "Observer", "TapeteGame", "TapeteState", "register"]
 
 #: The pyspiel name of tapete game ``g`` is ``PREFIX + g``.
 PREFIX = "tapete_"
@@ -76,7 +76,8 @@ def _spec(name: str) -> tuple[dict[str, Any], frozenset[str]]:
         elif isinstance(value, int) and not _accepts(name, key, None):
             spec[key] = value
         elif isinstance(value, int) or (isinstance(value, str) and _accepts(name, key, 0)):
-            # An int whose default is computed (``None``), or a word that also takes ints.
+            # An int whose default is computed (``None``), or a word that also takes ints (its
+            # only word then is the default, as ``first_dealer``'s "random").
             if _accepts(name, key, UNSET):
                 raise RuntimeError(f"{name}: option {key} accepts {UNSET}, so it cannot mean unset")
             spec[key] = UNSET
@@ -223,11 +224,8 @@ class TapeteState(pyspiel.State):  # type: ignore[misc]
         self.tapete_state = tapete_state
 
     def current_player(self) -> int:
-        """The seat to act, ``pyspiel.PlayerId.CHANCE`` or ``pyspiel.PlayerId.TERMINAL``."""
-        if self.tapete_state.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if self.tapete_state.is_chance_node():
-            return int(pyspiel.PlayerId.CHANCE)
+        """The seat to act, ``pyspiel.PlayerId.CHANCE`` or ``pyspiel.PlayerId.TERMINAL`` (the
+        engine's ``tapete.CHANCE`` and ``tapete.TERMINAL`` have pyspiel's values)."""
         return self.tapete_state.current_player()
 
     def _legal_actions(self, player: int) -> list[int]:
