@@ -23,7 +23,7 @@ test-python: ## the Python suite on both implementations (engine and reference),
 # suites and the reference model (pure Python, the same files as in the source tree).
 WHEEL_TESTS ?= test_api.py test_vector.py test_bots.py test_records.py test_cli_records.py \
 	test_cuajo_evaluator.py test_golden.py test_hostile.py test_pettingzoo.py test_gymnasium.py \
-	test_cli_terminal.py test_explain_illegal.py
+	test_cli_terminal.py test_explain_illegal.py test_openspiel.py test_chance.py
 WHEEL_VENV ?= /tmp/tapete-wheel-venv
 
 test-wheel: ## build the abi3 wheel and the sdist, install the wheel in a fresh venv, test it there

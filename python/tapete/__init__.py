@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 #: Adapter submodules, imported on first attribute access (each needs its optional extra).
-_ADAPTERS = ("pettingzoo", "gymnasium")
+_ADAPTERS = ("pettingzoo", "gymnasium", "openspiel")
 
 
 def __getattr__(name: str) -> Any:
