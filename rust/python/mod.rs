@@ -537,6 +537,8 @@ impl PyState {
         self.inner.is_terminal()
     }
 
+    /// Whether chance acts next (`current_player() == CHANCE`); always False unless the game was
+    /// loaded with `explicit_chance=True`.
     fn is_chance_node(&self) -> bool {
         self.inner.is_chance_node()
     }
