@@ -48,7 +48,7 @@ from rich.text import Text
 
 import tapete
 from tapete import ConfigError, Game, State, TapeteError
-from tapete.cli import cau_robat, cicera, cuajo, spoil_five
+from tapete.cli import cau_robat, cicera, cluster, cuajo, spoil_five
 from tapete.cli._ui import (
     HELP_WORDS,
     MAX_SEED,
@@ -577,7 +577,12 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     seed: int = fresh_seed() if args.seed is None else args.seed
     _check_seed_range(seed, games)
     new_state(game, seed)  # a bad seed is reported before any work
-    stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
+    cluster.check(args)
+    if args.ray is not None:
+        cluster.connect(args)
+        stats = cluster.selfplay(args, console, game, games, seed)
+    else:
+        stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
     n = game.num_players()
     title = f"{game.name} · {n} players · {games:,} random game{'s' if games > 1 else ''}"
     table = Table(title=title, box=box.ROUNDED, title_style="bold")
@@ -642,6 +647,9 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     seed: int = args.seed
     _check_seed_range(seed, deals)
     duplicate = not args.no_duplicate
+    cluster.check(args)
+    if args.ray is not None:
+        cluster.connect(args)
     parts: list[Any] = []
     actions = 0
     done = 0
@@ -652,6 +660,12 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     with progress:
         task = progress.add_task(f"{game.name} arena", total=deals)
         try:
+            if args.ray is not None:  # the whole run on Ray, its bar updated as tasks finish
+                parts, actions, interrupted = cluster.arena(
+                    args, game, specs, seed, deals, duplicate,
+                    lambda d: progress.update(task, completed=d),
+                )  # fmt: skip
+                done = deals
             while done < deals:
                 count = min(step, deals - done)
                 t0 = time.perf_counter()
@@ -844,6 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-duplicate", action="store_true", help="play each deal once instead of from every seat"
     )
     arena.add_argument("--json", action="store_true", help="print machine-readable results")
+    cluster.add_arguments(arena, _positive)
 
     selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
     selfplay.add_argument("game", help="a game name (see 'tapete games')")
@@ -861,6 +876,7 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument(
         "--threads", type=_positive, default=1, help="threads for native play (default 1)"
     )
+    cluster.add_arguments(selfplay, _positive)
     return parser
 
 
