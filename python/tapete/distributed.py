@@ -35,6 +35,7 @@ except ImportError as error:
         "tapete.distributed runs on Ray, which is not installed: pip install 'tapete[ray]'"
     ) from error
 
+from tapete import _core
 from tapete._core import Game
 from tapete.arena import ArenaResult
 from tapete.bots import Bot
@@ -52,6 +53,10 @@ CONNECT_TIMEOUT = 10.0
 TASK_SECONDS = 1.0
 #: Most deals one task plays (its results take 8·(players + 1) bytes a deal, more with records).
 MAX_CHUNK = 100_000
+
+#: How a run plays its deals: the arena with duplicate, the arena without (one game a deal),
+#: or `Game.play_random` (random self-play).
+DUPLICATE, SINGLE, RANDOM_SELFPLAY = "duplicate", "single", "random"
 
 Path: TypeAlias = str | os.PathLike[str]
 Progress: TypeAlias = Callable[[int], None]
@@ -94,16 +99,14 @@ def _play(
     count: int,
     seed: int,
     threads: int,
-    duplicate: bool | None,
+    mode: str,
     keep: bool,
 ) -> Chunk:
     """Deals ``first .. first + count - 1`` of a run, as the local run plays them: the native
-    arena (``duplicate`` a bool) or random self-play (``duplicate`` None)."""
-    from tapete import _core
-
+    arena with or without duplicate, or `Game.play_random` (``mode``, see `DUPLICATE`)."""
     start = time.perf_counter()
     recs: list[dict[str, Any]] | None = None
-    if duplicate is None:
+    if mode == RANDOM_SELFPLAY:
         game_seed = (seed + first) % 2**64
         values, lengths = game.play_random(count, game_seed, threads)
         if keep:
@@ -112,7 +115,7 @@ def _play(
             recs = list(records.selfplay_records(game, count, game_seed))
     else:
         values, lengths, kept = _core.arena(
-            game, specs, first, count, seed, threads, duplicate, keep
+            game, specs, first, count, seed, threads, mode == DUPLICATE, keep
         )
         if keep:
             from tapete.arena import native_records
@@ -189,9 +192,13 @@ def connect(address: str | None = None) -> None:
     else:
         _check_reachable(target)
     try:
-        ray.init(address=target, **options)
+        # None and "auto" go to Ray as they are: it then also finds a local cluster's token
+        ray.init(address=address, **options)
     except ConnectionError as error:
-        raise RuntimeError(f"cannot join the Ray cluster at {target}: {error}") from None
+        raise RuntimeError(
+            f"cannot join the Ray cluster at {target}: {error} (a cluster with token "
+            "authentication needs RAY_AUTH_MODE=token and its token here: docs/distributed.md)"
+        ) from None
 
 
 def _slots(threads: int) -> int:
@@ -268,7 +275,7 @@ def _run(
     games: int,
     seed: int,
     threads: int,
-    duplicate: bool | None,
+    mode: str,
     records: Path | None,
     chunk: int | None,
     on_progress: Progress | None,
@@ -293,7 +300,7 @@ def _run(
             while submitted < games and len(in_flight) < 2 * slots and len(finished) < 4 * slots:
                 count = sizer.next(submitted)
                 ref = _task.options(**options).remote(
-                    game, specs, submitted, count, seed, threads, duplicate, keep
+                    game, specs, submitted, count, seed, threads, mode, keep
                 )
                 in_flight[ref] = (submitted, count)
                 submitted += count
@@ -371,7 +378,7 @@ def _execute(
     games: int,
     seed: int,
     threads: int,
-    duplicate: bool | None,
+    mode: str,
     records: Path | None,
     address: str | None,
     chunk: int | None,
@@ -382,10 +389,10 @@ def _execute(
         return np.zeros((0, len(specs))), np.zeros(0, dtype=np.uint64), False
     connect(address)
     if callable(progress):
-        return _run(game, specs, games, seed, threads, duplicate, records, chunk, progress)
+        return _run(game, specs, games, seed, threads, mode, records, chunk, progress)
     bar = _show_progress(progress, game.name, games)
     if bar is None:
-        return _run(game, specs, games, seed, threads, duplicate, records, chunk, None)
+        return _run(game, specs, games, seed, threads, mode, records, chunk, None)
     with bar:
         task = bar.task_ids[0]
         return _run(
@@ -394,7 +401,7 @@ def _execute(
             games,
             seed,
             threads,
-            duplicate,
+            mode,
             records,
             chunk,
             lambda done: bar.update(task, completed=done),
@@ -440,8 +447,9 @@ def arena(
             )
     specs = [str(b) for b in bots]
     check_run(game, specs, seed, threads, duplicate)
+    mode = DUPLICATE if duplicate else SINGLE
     values, lengths, interrupted = _execute(
-        game, specs, games, seed, threads, duplicate, records, address, chunk, progress
+        game, specs, games, seed, threads, mode, records, address, chunk, progress
     )  # fmt: skip
     res = ArenaResult(
         game=game.name,
@@ -477,8 +485,8 @@ def selfplay(
     specs = seat_specs(game, bots)
     check_run(game, specs, seed, threads, False)
     returns, lengths, interrupted = _execute(
-        game, specs, games, seed, threads, None if is_random(specs) else False, records,
-        address, chunk, progress,
+        game, specs, games, seed, threads, RANDOM_SELFPLAY if is_random(specs) else SINGLE,
+        records, address, chunk, progress,
     )  # fmt: skip
     res = SelfPlayResult(game=game.name, bots=specs, returns=returns, lengths=lengths, seed=seed)
     if interrupted:
