@@ -109,6 +109,10 @@ def selfplay(args: argparse.Namespace, console: Console, game: Game, games: int,
     if args.python_loop:
         raise CliError("--ray plays natively: drop --python-loop")
     distributed = _distributed()
+    records = getattr(args, "out", None)  # --out, when the records are a CLI option
+    # the tasks build the records and the driver writes them: nothing is left for the local
+    # writer of --out after the run, which would write them a second time
+    args.out = None
     bar = progress_bar(console, "games", disable=not console.is_terminal)
     start = time.perf_counter()
     try:
@@ -119,7 +123,7 @@ def selfplay(args: argparse.Namespace, console: Console, game: Game, games: int,
                 games,
                 seed=seed,
                 threads=args.threads,
-                records=getattr(args, "out", None),
+                records=records,
                 address=args.ray or None,
                 chunk=args.chunk,
                 progress=lambda done: bar.update(task, completed=done),
