@@ -68,9 +68,9 @@ Chunk: TypeAlias = tuple[
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a distributed run: the outstanding tasks were cancelled. ``result`` is
-    the run's result over the deals that had finished in seed order (seeds ``seed .. seed + k -
-    1``), and the records file holds exactly their records."""
+    """Ctrl-C during a distributed run: no more tasks are started. ``result`` is the run's
+    result over the deals that had finished in seed order (seeds ``seed .. seed + k - 1``), and
+    the records file holds exactly their records."""
 
     def __init__(self, result: ArenaResult | SelfPlayResult) -> None:
         super().__init__(f"interrupted after {len(_deal_values(result))} deals")
@@ -322,13 +322,11 @@ def _run(
             if on_progress is not None:
                 on_progress(done)
     except KeyboardInterrupt:
+        # The tasks still out (at most two per slot) are dropped, not cancelled: ray.cancel
+        # races with a task's completion in Ray 2.60 and can then abort this process ("Tried
+        # to complete task that was not pending", ray-project/ray#54846). They end on their
+        # own, their results unused; Ray stops them at once when this process exits.
         interrupted = True
-    finally:
-        for ref in in_flight:  # an error, Ctrl-C: nothing keeps running for nobody
-            try:
-                ray.cancel(ref, force=True)
-            except Exception:  # already finished, or the cluster is gone: nothing to cancel
-                pass
     entries = len(specs)
     return (
         np.concatenate(values) if values else np.zeros((0, entries)),
@@ -433,8 +431,9 @@ def arena(
     a second). ``threads``: native threads (and CPUs reserved) per task. ``progress``: a
     progress bar over the whole cluster on stderr (default: when stderr is a terminal), or a
     function called with the number of deals done whenever a task finishes.
-    Bots are native specs (a Python bot's state lives in this process). Ctrl-C cancels the
-    tasks and raises `Interrupted` with the result of the deals finished in order.
+    Bots are native specs (a Python bot's state lives in this process). Ctrl-C stops the run
+    (no new task; the few still out end unused) and raises `Interrupted` with the result of
+    the deals finished in order.
     """
     game = game_of(game, config)
     if isinstance(bots, str) or not isinstance(bots, Sequence):
