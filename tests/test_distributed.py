@@ -251,6 +251,29 @@ def test_cli_runs_on_ray(cluster: str, capsys: pytest.CaptureFixture[str]) -> No
     assert len(seat_rows(args)) == 4
 
 
+def test_cli_records_on_ray(
+    cluster: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    records = _records()
+    from tapete.cli import build_parser
+
+    probe = ["arena", "cicera", "--bots", "random", "--games", "1", "--out", "x.jsonl"]
+    if records is None or not hasattr(build_parser().parse_known_args(probe)[0], "out"):
+        pytest.skip("this tapete has no records (--out)")
+    runs = {
+        "arena": ["arena", "cau_robat", "--players", "3", "--bots", *BOTS, "--games", "8"],
+        "selfplay": ["selfplay", "cau_robat", "--players", "3", "--games", "30", "--seed", "2"],
+    }
+    for name, args in runs.items():
+        local, distributed = tmp_path / f"{name}.jsonl", tmp_path / f"{name}-ray.jsonl.gz"
+        assert main([*args, "--out", str(local)]) == 0
+        assert main([*args, "--out", str(distributed), "--ray", cluster, "--chunk", "3"]) == 0
+        capsys.readouterr()
+        # written once, by the Ray run: the same records as the local run's
+        assert list(records.read(distributed)) == list(records.read(local))
+        assert len(list(records.read(local))) == (24 if name == "arena" else 30)
+
+
 # --------------------------------------------------------------------------------------------
 # Faults
 
