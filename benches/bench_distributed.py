@@ -1,11 +1,12 @@
 """tapete.distributed against the local arena on this machine: throughput with 1 and 2 Ray
 workers (a local Ray instance with that many CPUs), and what one Ray task costs.
 
-For each workload: deals per second of `tapete.arena` with 1 and 2 native threads, then of
-`tapete.distributed.arena` (automatic task size) on a Ray instance with 1 and 2 CPUs, each
-result checked identical to the local one. The task cost is the wall time per task of a run
-of one-deal tasks whose native work is negligible (random self-play of 3-player Cau Robat
-hands, ~20 µs a game); last, how fast the driver appends the records the tasks return.
+For each workload: deals (games) per second of `tapete.arena` (`tapete.selfplay`) with 1 and 2
+native threads, then of `tapete.distributed.arena` (`.selfplay`; automatic task size) on a Ray
+instance with 1 and 2 CPUs, each result checked identical to the local one. The task cost is
+the wall time per task of a run of one-deal tasks whose native work is negligible (random
+self-play of 3-player Cau Robat hands, ~20 µs a game); last, how fast the driver appends the
+records the tasks return.
 Medians of several rounds. Never in CI: run ``make bench-distributed``.
 """
 
@@ -33,23 +34,32 @@ import ray  # noqa: E402
 import tapete  # noqa: E402
 import tapete.distributed as td  # noqa: E402
 
-#: (label, game, bots, deals, config): a cheap and an expensive arena.
-WORKLOADS: list[tuple[str, str, list[str], int, dict[str, Any]]] = [
+#: (label, local run, distributed run, deals): a cheap arena, an expensive one, random
+#: self-play (the largest results per second of work). Each run takes ``threads=``.
+WORKLOADS: list[tuple[str, Callable[..., Any], Callable[..., Any], int]] = [
     (
-        "Spoil Five, heuristic vs random (duplicate)",
-        "spoil_five",
-        ["heuristic", "random", "heuristic", "random"],
-        4000,
-        {},
+        "Spoil Five arena, heuristic vs random (duplicate)",
+        partial(tapete.arena, "spoil_five", ["heuristic", "random", "heuristic", "random"], 20_000),
+        partial(td.arena, "spoil_five", ["heuristic", "random", "heuristic", "random"], 20_000),
+        20_000,
     ),
     (
-        "Cau Robat, ismcts:iterations=200 vs heuristic (duplicate)",
-        "cau_robat",
-        ["ismcts:iterations=200", "heuristic", "heuristic", "heuristic"],
-        20,
-        {},
+        "Cau Robat arena, ismcts:iterations=200 vs heuristic (duplicate)",
+        partial(tapete.arena, "cau_robat", ["ismcts:iterations=200"] + ["heuristic"] * 3, 40),
+        partial(td.arena, "cau_robat", ["ismcts:iterations=200"] + ["heuristic"] * 3, 40),
+        40,
+    ),
+    (
+        "Spoil Five random self-play (Game.play_random)",
+        partial(tapete.selfplay, "spoil_five", 400_000),
+        partial(td.selfplay, "spoil_five", 400_000),
+        400_000,
     ),
 ]
+
+
+def values(result: Any) -> Any:
+    return result.values if isinstance(result, tapete.ArenaResult) else result.returns
 
 
 def median_seconds(run: Callable[[], Any], rounds: int) -> tuple[float, Any]:
@@ -82,10 +92,9 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip
 
     local: dict[tuple[str, int], tuple[float, Any]] = {}
-    for label, game, bots, deals, config in WORKLOADS:
+    for label, local_run, _, _ in WORKLOADS:
         for threads in (1, 2):
-            run = partial(tapete.arena, game, bots, deals, threads=threads, **config)
-            local[label, threads] = median_seconds(run, args.rounds)
+            local[label, threads] = median_seconds(partial(local_run, threads=threads), args.rounds)
 
     distributed: dict[tuple[str, int], float] = {}
     cost: dict[int, float] = {}
@@ -93,11 +102,11 @@ def main() -> None:
         ray.init(num_cpus=cpus, include_dashboard=False, logging_level="WARNING")
         try:
             td.arena("cau_robat", ["random"] * 4, 8 * cpus, chunk=1)  # start the workers
-            for label, game, bots, deals, config in WORKLOADS:
-                run = partial(td.arena, game, bots, deals, progress=False, **config)
+            for label, _, distributed_run, _ in WORKLOADS:
+                run = partial(distributed_run, progress=False)
                 seconds, res = median_seconds(run, args.rounds)
                 expected = local[label, 1][1]
-                assert np.array_equal(res.values, expected.values), "not the local result"
+                assert np.array_equal(values(res), values(expected)), "not the local result"
                 distributed[label, cpus] = seconds
             run = partial(td.selfplay, "cau_robat", args.tasks, chunk=1, players=3, progress=False)
             seconds, _ = median_seconds(run, args.rounds)
@@ -108,11 +117,11 @@ def main() -> None:
     print()
     print("| workload | deals | local 1 thread | local 2 threads | Ray, 1 CPU | Ray, 2 CPUs |")
     print("|---|---:|---:|---:|---:|---:|")
-    for label, _, _, deals, _ in WORKLOADS:
+    for label, _, _, deals in WORKLOADS:
         cells = [f"{deals / local[label, t][0]:,.1f}" for t in (1, 2)]
         cells += [f"{deals / distributed[label, c]:,.1f}" for c in (1, 2)]
         print(f"| {label} | {deals:,} | " + " | ".join(cells) + " |")
-    print("(deals per second, medians)")
+    print("(deals or games per second, medians)")
     print()
     for cpus, seconds in cost.items():
         print(f"one-deal tasks, {cpus} CPU(s): {seconds * 1e3:.2f} ms of wall time per task "

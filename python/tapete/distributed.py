@@ -48,10 +48,11 @@ __all__ = ["Interrupted", "arena", "connect", "selfplay"]
 MAX_RETRIES = 3
 #: Seconds to wait for a TCP connection to a cluster's address before giving up.
 CONNECT_TIMEOUT = 10.0
-#: Seconds of work an automatically sized task aims at: long enough that the ~1 ms a task
-#: costs Ray is lost in it, short enough for a live progress bar and a balanced end.
+#: Seconds of work an automatically sized task aims at: long enough that the few ms a task
+#: costs Ray are lost in it, short enough for a live progress bar and a balanced end.
 TASK_SECONDS = 1.0
-#: Most deals one task plays (its results take 8·(players + 1) bytes a deal, more with records).
+#: Most deals one task plays (its results take 8·(entries + rotations) bytes a deal, more with
+#: records).
 MAX_CHUNK = 100_000
 
 #: How a run plays its deals: the arena with duplicate, the arena without (one game a deal),
