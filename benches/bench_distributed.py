@@ -62,13 +62,13 @@ def values(result: Any) -> Any:
     return result.values if isinstance(result, tapete.ArenaResult) else result.returns
 
 
-def median_seconds(run: Callable[[], Any], rounds: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(rounds):
-        start = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
+RUNS = ("local 1", "local 2", "ray 1", "ray 2")
+
+
+def timed(run: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = run()
+    return time.perf_counter() - start, out
 
 
 def cpu_model() -> str:
@@ -91,35 +91,39 @@ def main() -> None:
           f"Python {platform.python_version()}, Ray {ray.__version__}, "
           f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip
 
-    local: dict[tuple[str, int], tuple[float, Any]] = {}
-    for label, local_run, _, _ in WORKLOADS:
-        for threads in (1, 2):
-            local[label, threads] = median_seconds(partial(local_run, threads=threads), args.rounds)
-
-    distributed: dict[tuple[str, int], float] = {}
-    cost: dict[int, float] = {}
-    for cpus in (1, 2):
-        ray.init(num_cpus=cpus, include_dashboard=False, logging_level="WARNING")
-        try:
-            td.arena("cau_robat", ["random"] * 4, 8 * cpus, chunk=1)  # start the workers
-            for label, _, distributed_run, _ in WORKLOADS:
-                run = partial(distributed_run, progress=False)
-                seconds, res = median_seconds(run, args.rounds)
-                expected = local[label, 1][1]
-                assert np.array_equal(values(res), values(expected)), "not the local result"
-                distributed[label, cpus] = seconds
-            run = partial(td.selfplay, "cau_robat", args.tasks, chunk=1, players=3, progress=False)
-            seconds, _ = median_seconds(run, args.rounds)
-            cost[cpus] = seconds / args.tasks
-        finally:
-            ray.shutdown()
+    # The rounds alternate local and Ray runs, so that whatever else the machine does falls on
+    # both alike; each round starts the Ray instances afresh.
+    times: dict[tuple[str, str], list[float]] = {}
+    costs: dict[int, list[float]] = {}
+    expected: dict[str, Any] = {}
+    for _ in range(args.rounds):
+        for label, local_run, _, _ in WORKLOADS:
+            for threads in (1, 2):
+                seconds, res = timed(partial(local_run, threads=threads))
+                times.setdefault((label, f"local {threads}"), []).append(seconds)
+                expected[label] = values(res)
+        for cpus in (1, 2):
+            ray.init(num_cpus=cpus, include_dashboard=False, logging_level="WARNING")
+            try:
+                td.arena("cau_robat", ["random"] * 4, 8 * cpus, chunk=1)  # start the workers
+                for label, _, distributed_run, _ in WORKLOADS:
+                    seconds, res = timed(partial(distributed_run, progress=False))
+                    assert np.array_equal(values(res), expected[label]), "not the local result"
+                    times.setdefault((label, f"ray {cpus}"), []).append(seconds)
+                tasks = partial(
+                    td.selfplay, "cau_robat", args.tasks, chunk=1, players=3, progress=False
+                )
+                costs.setdefault(cpus, []).append(timed(tasks)[0] / args.tasks)
+            finally:
+                ray.shutdown()
+    median = {key: statistics.median(v) for key, v in times.items()}
+    cost = {cpus: statistics.median(v) for cpus, v in costs.items()}
 
     print()
     print("| workload | deals | local 1 thread | local 2 threads | Ray, 1 CPU | Ray, 2 CPUs |")
     print("|---|---:|---:|---:|---:|---:|")
     for label, _, _, deals in WORKLOADS:
-        cells = [f"{deals / local[label, t][0]:,.1f}" for t in (1, 2)]
-        cells += [f"{deals / distributed[label, c]:,.1f}" for c in (1, 2)]
+        cells = [f"{deals / median[label, run]:,.1f}" for run in RUNS]
         print(f"| {label} | {deals:,} | " + " | ".join(cells) + " |")
     print("(deals or games per second, medians)")
     print()
@@ -142,7 +146,9 @@ def driver_records(game: str, games: int, rounds: int) -> float | None:
     recs = list(records.selfplay_records(tapete.load_game(game), games))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "games.jsonl")
-        seconds, _ = median_seconds(partial(td._append, path, recs), rounds)
+        seconds = statistics.median(
+            timed(partial(td._append, path, recs))[0] for _ in range(rounds)
+        )
     return games / seconds
 
 
