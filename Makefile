@@ -2,7 +2,7 @@
 PYTHON ?= python3
 CARGO ?= cargo
 
-.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector bench-adapters selfplay clean
+.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector bench-adapters bench-distributed selfplay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -16,7 +16,7 @@ test-rust: ## Rust unit tests and the generic conformance suite (no Python neede
 	$(CARGO) test --release --quiet
 
 test-python: ## the Python suite on both implementations (engine and reference), on every core
-	$(PYTHON) -m pytest -q -p no:cacheprovider -n auto
+	$(PYTHON) -m pytest -q -p no:cacheprovider -n auto --dist loadgroup
 
 # The tests that run against the installed wheel: every public module (engine, evaluators, bots,
 # arena, batch environment, records, CLI, adapters) on the engine, without the long lock-step
@@ -50,7 +50,7 @@ fmt: ## format Rust and Python sources
 	$(CARGO) fmt
 	ruff format python tests benches
 
-bench: bench-rust bench-python bench-vector bench-adapters ## all benchmarks (never in CI)
+bench: bench-rust bench-python bench-vector bench-adapters bench-distributed ## all benchmarks (never in CI)
 
 bench-rust: ## criterion: native random playouts per game
 	$(CARGO) bench --bench playouts
@@ -63,6 +63,9 @@ bench-vector: ## tapete.VectorEnv against the Python loop over states and the wr
 
 bench-adapters: ## the PettingZoo and Gymnasium adapters against the raw State loop
 	$(PYTHON) benches/bench_adapters.py
+
+bench-distributed: ## tapete.distributed on a local Ray head (1 and 2 workers) against the local arena
+	$(PYTHON) benches/bench_distributed.py
 
 selfplay: ## the main job: random self-play of Spoil Five with its results and speed
 	tapete selfplay spoil_five --games 20000 --seed 1

@@ -3,12 +3,13 @@
 The engine is the Rust extension ``tapete._core``; this package re-exports its API, adds the
 per-game evaluators (``tapete.spoil_five``, ``tapete.cicera``, ``tapete.cau_robat``,
 ``tapete.cuajo``), the errors (``tapete.errors``), the batch environment
-(``tapete.VectorEnv``), the bots (``tapete.bots``), the arena (``tapete.arena``), game records
-(``tapete.records``), the command line (``tapete.cli``) and the pure-Python reference model
-(``tapete.reference``).
+(``tapete.VectorEnv``), the bots (``tapete.bots``), the arena (``tapete.arena``) and self-play
+(``tapete.selfplay``), game records (``tapete.records``), the command line (``tapete.cli``) and the
+pure-Python reference model (``tapete.reference``).
 
-The adapters to other libraries (``tapete.pettingzoo``, ``tapete.gymnasium``) need their optional
-extras; ``import tapete`` never imports them: they load on first use.
+The adapters to other libraries (``tapete.pettingzoo``, ``tapete.gymnasium``,
+``tapete.openspiel``) and ``tapete.distributed`` (Ray) need their optional extras; ``import
+tapete`` never imports them: they load on first use.
 """
 
 import importlib
@@ -18,6 +19,7 @@ from tapete import bots, cau_robat, cicera, cuajo, records, spoil_five
 from tapete._core import CHANCE, TERMINAL, Game, State, list_games, load_game
 from tapete.arena import ArenaResult, arena
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
+from tapete.selfplay import SelfPlayResult, selfplay
 from tapete.vector import Batch, VectorEnv
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "ParseError",
+    "SelfPlayResult",
     "State",
     "TapeteError",
     "VectorEnv",
@@ -40,6 +43,7 @@ __all__ = [
     "list_games",
     "load_game",
     "records",
+    "selfplay",
     "spoil_five",
 ]
 

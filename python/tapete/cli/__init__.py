@@ -53,7 +53,7 @@ from rich.text import Text
 
 import tapete
 from tapete import ConfigError, Game, State, TapeteError
-from tapete.cli import cau_robat, cicera, cuajo, spoil_five
+from tapete.cli import cau_robat, cicera, cluster, cuajo, spoil_five
 from tapete.cli import replay as records_cli
 from tapete.cli._ui import (
     CANCEL_WORDS,
@@ -729,7 +729,12 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     new_state(game, seed)  # a bad seed is reported before any work
     if args.out:
         records_cli.open_for_records(args.out)
-    stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
+    cluster.check(args)
+    if args.ray is not None:
+        cluster.connect(args)
+        stats = cluster.selfplay(args, console, game, games, seed)  # writes --out itself
+    else:
+        stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
     if stats.games == 0:
         raise CliError("interrupted before the first game finished")
     recorded = ""
@@ -836,6 +841,9 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     seed: int = args.seed
     _check_seed_range(seed, deals)
     duplicate = not args.no_duplicate
+    cluster.check(args)
+    if args.ray is not None:
+        cluster.connect(args)
     parts: list[Any] = []
     actions = 0
     done = 0
@@ -849,6 +857,12 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     with progress:
         task = progress.add_task(f"{game.name} arena", total=deals)
         try:
+            if args.ray is not None:  # the whole run on Ray, its bar updated as tasks finish
+                parts, actions, interrupted = cluster.arena(
+                    args, game, specs, seed, deals, duplicate,
+                    lambda d: progress.update(task, completed=d),
+                )  # fmt: skip
+                done = deals
             while done < deals:
                 count = min(step, deals - done)
                 t0 = time.perf_counter()
@@ -1078,6 +1092,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument("--json", action="store_true", help="print machine-readable results")
     records_cli.add_out_argument(arena, "every game played")
+    cluster.add_arguments(arena, _positive)
 
     selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
     selfplay.add_argument("game", help="a game name (see 'tapete games')")
@@ -1102,6 +1117,7 @@ def build_parser() -> argparse.ArgumentParser:
     records_cli.add_out_argument(selfplay, "every game played (native play only)")
     records_cli.add_replay_parser(commands)
     selfplay.add_argument("--json", action="store_true", help="print machine-readable results")
+    cluster.add_arguments(selfplay, _positive)
     return parser
 
 

@@ -1,0 +1,90 @@
+"""tapete.selfplay, the local self-play that tapete.distributed.selfplay reproduces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapete
+from tapete import ConfigError
+
+CAU = {"players": 3}
+
+
+def test_random_selfplay_is_play_random() -> None:
+    game = tapete.load_game("cau_robat", **CAU)
+    returns, lengths = game.play_random(60, 9)
+    for threads in (1, 2):
+        res = tapete.selfplay("cau_robat", 60, seed=9, threads=threads, **CAU)
+        assert np.array_equal(res.returns, returns) and np.array_equal(res.lengths, lengths)
+    assert res.bots == ["random"] * 3
+    assert (res.games, res.actions) == (60, int(lengths.sum()))
+
+
+def test_bot_selfplay_is_the_arena_without_duplicate() -> None:
+    bots = ["heuristic", "random", "random"]
+    arena = tapete.arena("cau_robat", bots, 25, seed=4, duplicate=False, **CAU)
+    res = tapete.selfplay("cau_robat", 25, seed=4, bots=bots, threads=2, **CAU)
+    assert np.array_equal(res.returns, arena.values)
+    assert (res.games, res.actions) == (arena.games, arena.actions)
+    one = tapete.selfplay("cau_robat", 25, seed=4, bots="heuristic", **CAU)
+    every = tapete.arena("cau_robat", ["heuristic"] * 3, 25, seed=4, duplicate=False, **CAU)
+    assert np.array_equal(one.returns, every.values)
+
+
+def test_result_statistics() -> None:
+    res = tapete.selfplay("cau_robat", 40, seed=1, **CAU)
+    out = res.to_dict()
+    assert out["mean"] == pytest.approx(res.returns.mean(axis=0).tolist())
+    half = 1.959963984540054 * res.returns.std(axis=0, ddof=1) / np.sqrt(40)
+    assert out["ci95"] == pytest.approx(half.tolist())
+    assert {k: out[k] for k in ("game", "games", "seed", "actions")} == {
+        "game": "cau_robat",
+        "games": 40,
+        "seed": 1,
+        "actions": res.actions,
+    }
+    empty = tapete.selfplay("cau_robat", 0, bots="heuristic", **CAU)
+    assert empty.returns.shape == (0, 3) and empty.games == 0
+
+
+def test_records(tmp_path: Path) -> None:
+    records = pytest.importorskip("tapete.records")
+    game = tapete.load_game("cau_robat", **CAU)
+    path = tmp_path / "random.jsonl"
+    tapete.selfplay(game, 5, seed=2, records=path)
+    assert list(records.read(path)) == list(records.selfplay_records(game, 5, 2))
+    path = tmp_path / "bots.jsonl.gz"
+    res = tapete.selfplay(game, 5, seed=2, bots=["random", "heuristic", "random"], records=path)
+    recs = list(records.read(path))
+    assert [rec["seed"] for rec in recs] == [2, 3, 4, 5, 6]
+    assert all(rec["bots"] == ["random", "heuristic", "random"] for rec in recs)
+    assert [records.replay(rec).returns() for rec in recs] == res.returns.tolist()
+
+
+def test_bad_arguments(tmp_path: Path) -> None:
+    class Lowest:
+        def choose(self, state: tapete.State) -> int:
+            return state.legal_actions()[0]
+
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"bots": [Lowest()] * 3}, "native bot specs"),
+        ({"bots": ["random"] * 2}, "one bot per seat"),
+        ({"bots": "randomly"}, "unknown bot"),
+        ({"games": -1}, "games must be"),
+        ({"seed": 2**64}, "seed"),
+        ({"threads": 0}, "threads"),
+    ]
+    for change, message in cases:
+        path = tmp_path / "never.jsonl"
+        kwargs: dict[str, Any] = {"games": 3, "records": path, **CAU, **change}
+        with pytest.raises(ConfigError, match=message):
+            tapete.selfplay("cau_robat", **kwargs)
+        assert not path.exists()  # checked before the file is touched
+    with pytest.raises(ConfigError, match="config options go with a game name"):
+        tapete.selfplay(tapete.load_game("cicera"), 2, players=4)
+    with pytest.raises(TypeError, match="game must be"):
+        tapete.selfplay(3, 2)  # type: ignore[arg-type]
