@@ -67,6 +67,9 @@ pub(crate) struct Explicit<G: Game> {
     pub(crate) dealer: Option<u8>,
     /// Whether the first deal has been dealt: before that there is no state to show.
     pub(crate) dealt: bool,
+    /// While a new deal is dealt, the returns once the action that started it took effect
+    /// (settlement, the new deal's antes): paid before the cards, in the rules' order.
+    pub(crate) paid: Option<Vec<f64>>,
 }
 
 /// How many resampled worlds a resample at a chance node tries before it keeps the last one.
@@ -95,6 +98,7 @@ impl<G: Game> Tracked<G> {
             },
             dealer: None,
             dealt: false,
+            paid: None,
         }));
         t.advance();
         t
@@ -122,11 +126,11 @@ impl<G: Game> Tracked<G> {
     /// changes nothing.
     pub(crate) fn apply_explicit(&mut self, id: usize) -> Result<()> {
         let node = self.chance.as_ref().map_or(Node::Ready, |x| x.node);
-        let before = {
-            let mut r = vec![0.0; self.returns_before.len()];
-            self.returns_into(&mut r);
-            r
-        };
+        let mut before = vec![0.0; self.returns_before.len()];
+        if self.chance.as_ref().is_some_and(|x| !x.moves.is_empty()) {
+            // (The first move's reward counts what the state held before it.)
+            self.returns_into(&mut before);
+        }
         let mv = match node {
             Node::Ready => {
                 let action = action_of::<G>(id)?;
@@ -259,12 +263,20 @@ impl<G: Game> Tracked<G> {
                 deal,
                 pos: x.known[deal],
             };
+            // A new deal's money is paid before its cards: the action has then done all it
+            // does before them. Otherwise (a draw, scoring draws) it takes effect with them.
+            x.paid = (action.is_none() || deal > d).then(|| {
+                let mut r = vec![0.0; self.returns_before.len()];
+                s.returns(&mut r);
+                r
+            });
             if action.is_none() {
                 // The first deal: there is no state before it to keep.
                 self.state = s;
             }
             return;
         }
+        x.paid = None;
         if let Some(a) = action {
             self.history.push(a);
         }

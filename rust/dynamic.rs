@@ -77,10 +77,14 @@ impl<G: Game> Tracked<G> {
         !self.is_chance_node() && self.state.is_terminal()
     }
 
-    /// The returns as shown now: at a chance node, those before the action whose cards are
-    /// being dealt (zeros before the first deal is dealt).
+    /// The returns as shown now. At a chance node, in the rules' order: while a new deal is
+    /// dealt, with what the action that started it paid (settlement, antes); while a draw's
+    /// cards are dealt, those before it; before the first dealer is drawn, zeros.
     pub(crate) fn returns_into(&self, out: &mut [f64]) {
         match &self.chance {
+            Some(x) if x.node != Node::Ready && x.paid.is_some() => {
+                out.copy_from_slice(x.paid.as_deref().unwrap_or_default())
+            }
             Some(x) if !x.dealt => out.fill(0.0),
             _ => self.state.returns(out),
         }

@@ -185,6 +185,8 @@ def test_first_dealer_is_one_uniform_chance_node():
         assert state.action_to_string(n - 1) == f"dealer {n - 1}"
         assert state.returns() == [0.0] * n
         state.apply_action(n - 1)
+        if name == "spoil_five":  # the antes are paid before the cards (rules §1.5)
+            assert state.returns() == [-1.0, -1.0, -1.0, -2.0] == state.rewards()
         assert state.view()["deal"] == 0 and state.view()["cards_dealt"] == 0
         assert state.action_to_string(0).startswith("deal ")
         assert deal(state, random.Random(0)).view()["dealer"] == n - 1
