@@ -484,7 +484,6 @@ def test_lock_step_with_the_reference(name):
             assert a.action_to_string(action) == b.action_to_string(action)
             a.apply_action(action)
             b.apply_action(action)
-            if not a.is_chance_node():  # at chance nodes: test_reference_chance.py (an open defect)
-                assert a.returns() == pytest.approx(b.returns())
+            assert a.returns() == pytest.approx(b.returns())
             steps += 1
         assert a.history() == b.history()

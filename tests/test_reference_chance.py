@@ -736,27 +736,8 @@ def test_engine_and_reference_in_lock_step(name: str, config: dict[str, Any], se
     lock_step(name, config, seed, check)
 
 
-# The engine applies a decision with all the cards it calls for at once (docs/engine.md): at the
-# chance nodes of a deal it still shows the returns from before the decision that started the
-# deal (no antes yet; Cuajo's last hand not yet paid). The reference follows the rules' order.
-# An open defect of the engine, kept visible here until the engine follows the rules' order.
-ENGINE_RETURNS_LATE = {"spoil_five-0", "spoil_five-1", "spoil_five-2", "cuajo-1"}
-RETURNS_CASES = [
-    pytest.param(
-        *case,
-        id=case_id,
-        marks=pytest.mark.xfail(
-            case_id in ENGINE_RETURNS_LATE,
-            strict=True,
-            reason="engine: returns at a deal's chance nodes are those before the deal",
-        ),
-    )
-    for case, case_id in zip(LOCK_STEP, LOCK_STEP_IDS, strict=True)
-]
-
-
 @needs_engine
-@pytest.mark.parametrize(("name", "config", "seed"), RETURNS_CASES)
+@pytest.mark.parametrize(("name", "config", "seed"), LOCK_STEP, ids=LOCK_STEP_IDS)
 def test_engine_and_reference_returns_at_chance_nodes(
     name: str, config: dict[str, Any], seed: int
 ) -> None:

@@ -111,7 +111,7 @@ def _play(
         game_seed = (seed + first) % 2**64
         values, lengths = game.play_random(count, game_seed, threads)
         if keep:
-            from tapete import records  # type: ignore[attr-defined, unused-ignore]
+            from tapete import records
 
             recs = list(records.selfplay_records(game, count, game_seed))
     else:
@@ -119,7 +119,7 @@ def _play(
             game, specs, first, count, seed, threads, mode == DUPLICATE, keep
         )
         if keep:
-            from tapete.arena import native_records  # type: ignore[attr-defined, unused-ignore]
+            from tapete.arena import native_records
 
             assert kept is not None
             recs = list(native_records(game, specs, seed, first, values, kept))
@@ -339,7 +339,7 @@ def _run(
 def _append(path: Path, recs: list[dict[str, Any]]) -> None:
     """Appends one range's records, all or none: a write cut short (Ctrl-C, a full disk) is cut
     off, so that the file holds exactly the records of the deals merged."""
-    from tapete import records  # type: ignore[attr-defined, unused-ignore]
+    from tapete import records
 
     size = os.path.getsize(path) if os.path.exists(path) else 0
     try:

@@ -140,14 +140,14 @@ def selfplay(
     if is_random(specs):
         returns, lengths = game.play_random(games, seed, threads)
         if records is not None:
-            from tapete import records as _records  # type: ignore[attr-defined, unused-ignore]
+            from tapete import records as _records
 
             _records.write(records, _records.selfplay_records(game, games, seed))
     elif records is None:
         returns, lengths, _ = _core.arena(game, specs, 0, games, seed, threads, False, False)
     else:
-        from tapete import records as _records  # type: ignore[attr-defined, unused-ignore]
-        from tapete.arena import native_records  # type: ignore[attr-defined, unused-ignore]
+        from tapete import records as _records
+        from tapete.arena import native_records
 
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:
             raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
