@@ -83,6 +83,42 @@ def test_round_trip(
     )
 
 
+EXPLICIT = {
+    "spoil_five": {"num_deals": 2},
+    "cicera": {"game_mode": "single_hand"},
+    "cau_robat": {"players": 3},
+    "cuajo": {"max_turns": 30},
+}
+
+
+@pytest.mark.parametrize("impl", sorted(IMPLS))
+@pytest.mark.parametrize("name", GAMES)
+def test_explicit_chance_round_trip(tmp_path: Path, impl: str, name: str) -> None:
+    """With explicit chance the record's actions hold the chance outcomes ("dealer 2",
+    "deal 7H"), each named where it was taken, and replay on both implementations."""
+    state = (
+        IMPLS[impl]
+        .load_game(name, explicit_chance=True, **EXPLICIT[name])
+        .new_initial_state(seed=5)
+    )
+    rng = random.Random(5)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(outcomes, weights)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    rec = valid(records.record(state))
+    assert rec["config"]["explicit_chance"] is True and "decks" not in rec
+    assert rec["actions"][0].startswith("dealer ")  # the random first dealer, then the cards
+    assert sum(a.startswith("deal ") for a in rec["actions"]) > 0
+    path = tmp_path / "chance.jsonl"
+    records.write(path, [rec])
+    for other in IMPLS.values():
+        final = records.replay(next(records.read(path)), load_game=other.load_game)
+        assert final.returns() == state.returns() and final.history() == state.history()
+
+
 @pytest.mark.parametrize(
     ("name", "config"),
     [

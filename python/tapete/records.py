@@ -152,16 +152,21 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
     history: list[int] = info["history"]
     game = load(info["game"], **info["config"])
     fresh = game.new_initial_state(seed=info["seed"])
+    # Each action's text where it was taken: an id names a chance outcome at a chance node
+    # (explicit_chance) and a move elsewhere.
+    actions: list[str] = []
     try:
         for action in history:
+            actions.append(fresh.action_to_string(action))
             fresh.apply_action(action)
         from_seed = json.loads(fresh.serialize())["decks"] == info["decks"]
-    except TapeteError:  # another deal made these actions illegal
+    except TapeteError:  # another deal made these actions illegal (seeded: texts need no context)
         from_seed = False
+        actions = [state.action_to_string(a) for a in history]
     return _make(
         game,
         info["seed"],
-        [state.action_to_string(a) for a in history],
+        actions,
         state.returns(),
         state.is_terminal(),
         _check_bots(bots, game.num_players()),
