@@ -5,7 +5,7 @@ CARGO ?= cargo
 .PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector bench-adapters bench-distributed selfplay clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 install: ## build the engine in release mode and install tapete with its test dependencies
 	$(PYTHON) -m pip install -q -e ".[test]"
