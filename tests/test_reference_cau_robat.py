@@ -185,6 +185,7 @@ def test_config_defaults_and_values() -> None:
         "leftover_table_cards": "unclaimed",
         "hand_tie": "void",
         "max_hands": 1,
+        "explicit_chance": False,
     }
     assert load_game("cau_robat", hands_to_win=30).config()["max_hands"] == 2 * (4 * 29 + 1)
     full = {
@@ -204,7 +205,7 @@ def test_config_defaults_and_values() -> None:
         "hand_tie": "shared",
         "max_hands": 100_000,
     }
-    assert load_game("cau_robat", **full).config() == full
+    assert load_game("cau_robat", **full).config() == {**full, "explicit_chance": False}
     assert load_game("cau_robat", players=np.int64(3)).config()["players"] == 3
     game = load_game("cau_robat")
     game.config()["players"] = 9  # a copy

@@ -214,6 +214,7 @@ DEFAULTS = {
     "leftover_if_no_capture": "nobody",
     "game_mode": "match",
     "max_hands": 100,
+    "explicit_chance": False,
 }
 
 
@@ -241,7 +242,7 @@ def test_config_defaults_and_values() -> None:
         "max_hands": 3,
     }
     game = load_game("cicera", **config)
-    assert game.config() == config
+    assert game.config() == {**config, "explicit_chance": False}
     assert game == load_game("cicera", **game.config())
     assert game != load_game("cicera")
     config_copy = game.config()

@@ -204,7 +204,7 @@ def test_registry_and_game_properties() -> None:
     cfg = game.config()
     assert cfg["first_dealer"] == "random" and cfg["max_turns"] == 300
     assert cfg["king_coins"] == 50 and cfg["bonus_r2"] == 70 and cfg["hands_per_match"] == 1
-    assert len(cfg) == 31
+    assert len(cfg) == 32 and cfg["explicit_chance"] is False  # 31 rules options and the mode
     assert load_game("cuajo", returns="individual") != game
     assert load_game("cuajo") == game
 

@@ -572,6 +572,7 @@ def test_config_defaults_and_effective_values() -> None:
         "num_deals",
         "leftover_pool",
         "max_extra_deals",
+        "explicit_chance",
     ]
     cfg = load_game("spoil_five", partnerships=[[0, 2], [1, 3]], deal_batches=(3, 2)).config()
     assert cfg["partnerships"] == [[0, 2], [1, 3]] and cfg["deal_batches"] == [3, 2]
