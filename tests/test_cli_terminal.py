@@ -620,7 +620,8 @@ def test_rules_pages_are_the_docs() -> None:
             ROOT / "docs" / "rules" / f"{name}.md"
         ).read_text(encoding="utf-8")
         link = ROOT / "python" / "tapete" / "rules" / f"{name}.md"
-        assert link.is_symlink() and os.readlink(link) == f"../../../docs/rules/{name}.md"
+        if (ROOT / "python").is_dir():  # the source tree (not a test of the installed wheel)
+            assert link.is_symlink() and os.readlink(link) == f"../../../docs/rules/{name}.md"
 
 
 def test_rules_and_games_point_to_them(capsys: pytest.CaptureFixture[str]) -> None:
