@@ -1,13 +1,14 @@
-"""What the adapters to other libraries share: the game argument and the missing-extra error."""
+"""What the adapters to other libraries share: the game argument, rendering and the
+missing-extra error."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tapete._core import Game, load_game
+from tapete._core import Game, State, load_game
 from tapete.errors import ConfigError
 
-__all__ = ["game_arg", "missing_extra"]
+__all__ = ["game_arg", "missing_extra", "render"]
 
 
 def game_arg(game: str | Game, config: dict[str, Any]) -> Game:
@@ -30,3 +31,18 @@ def missing_extra(module: str, extra: str) -> ImportError:
     return ImportError(
         f"tapete.{module} needs the optional dependency {extra!r}: pip install 'tapete[{extra}]'"
     )
+
+
+def render(render_mode: str | None, state: State) -> str | None:
+    """The table (every seat's cards: a spectator's picture): printed with
+    ``render_mode="human"``, returned with ``"ansi"``; a warning without a render mode."""
+    if render_mode is None:
+        import gymnasium  # both host libraries log through Gymnasium
+
+        gymnasium.logger.warn("render() was called without a render_mode")
+        return None
+    text = str(state)
+    if render_mode == "ansi":
+        return text
+    print(text)
+    return None

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete import _core
-from tapete._adapt import game_arg, missing_extra
+from tapete._adapt import game_arg, missing_extra, render
 from tapete._core import Game, State, list_games
 from tapete.bots import Bot
 from tapete.bots import make as make_bot
@@ -186,14 +186,7 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
     def render(self) -> str | None:
         """The table (every seat's cards: a spectator's picture): printed with
         ``render_mode="human"``, returned with ``"ansi"``."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode")
-            return None
-        text = str(self.game_state)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render(self.render_mode, self.game_state)
 
     def _start(self, deal: int) -> None:
         self.game_state = self.game.new_initial_state(seed=deal)

@@ -15,12 +15,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tapete._adapt import game_arg, missing_extra
+from tapete._adapt import game_arg, missing_extra, render
 from tapete._core import Game, State
 from tapete.errors import ConfigError, IllegalActionError
 
 try:
-    import gymnasium
     from gymnasium import spaces
     from pettingzoo import AECEnv
     from pettingzoo.utils.env_logger import EnvLogger
@@ -215,14 +214,7 @@ class TapeteAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
     def render(self) -> str | None:
         """The table (every seat's cards: a spectator's picture): printed with
         ``render_mode="human"``, returned with ``"ansi"``."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode")
-            return None
-        text = str(self.game_state)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render(self.render_mode, self.game_state)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -407,9 +407,9 @@ def make_bots(game: Game, specs: list[str], count: int, seed: int) -> list[tapet
         raise CliError(str(error)) from None
 
 
-def cmd_play(args: argparse.Namespace, console: Console) -> int:
-    """``tapete play``: a game against bots, the table drawn and the moves narrated as the
-    person's seat sees them."""
+def seated_game(args: argparse.Namespace) -> tuple[Game, int, int, State]:
+    """The game of ``play``/``watch`` arguments, the checked ``--seat``, the seed (``--seed`` or
+    a fresh one) and the initial state."""
     game = load(args.game, _game_config(args.game, args.players, args.options))
     n = game.num_players()
     seat: int = args.seat
@@ -418,7 +418,14 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
             f"seat {seat} is out of range: {game.name} with {n} players has seats 0 to {n - 1}"
         )
     seed: int = fresh_seed() if args.seed is None else args.seed
-    state = new_state(game, seed)
+    return game, seat, seed, new_state(game, seed)
+
+
+def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    """``tapete play``: a game against bots, the table drawn and the moves narrated as the
+    person's seat sees them."""
+    game, seat, seed, state = seated_game(args)
+    n = game.num_players()
     specs = split_bot_specs(args.bots)
     others = make_bots(game, specs, n - 1, seed)
     bots = {s: others[i] for i, s in enumerate(q for q in range(n) if q != seat)}

@@ -18,14 +18,11 @@ from rich.console import Console
 from rich.text import Text
 
 from tapete.cli import (
-    _game_config,
     _seed,
-    fresh_seed,
-    load,
     make_bots,
-    new_state,
     pause_between_deals,
     print_game_over,
+    seated_game,
     split_bot_specs,
     ui_for,
 )
@@ -82,15 +79,8 @@ def cmd_watch(
 ) -> int:
     """``tapete watch``: the bots of ``--bots`` play one game, narrated as ``--seat`` sees it;
     ``sleep`` is how the ``--delay`` is waited (never called with a delay of 0)."""
-    game = load(args.game, _game_config(args.game, args.players, args.options))
+    game, seat, seed, state = seated_game(args)
     n = game.num_players()
-    seat: int = args.seat
-    if not 0 <= seat < n:
-        raise CliError(
-            f"seat {seat} is out of range: {game.name} with {n} players has seats 0 to {n - 1}"
-        )
-    seed: int = fresh_seed() if args.seed is None else args.seed
-    state = new_state(game, seed)
     specs = split_bot_specs(args.bots)
     if len(specs) not in (1, n):
         raise CliError(f"give one bot spec for all {n} seats or one each, got {len(specs)}")
