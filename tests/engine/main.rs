@@ -142,12 +142,7 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
         );
     }
     let returns = state.returns();
-    for (total, r) in summed.iter().zip(&returns) {
-        assert!(
-            (total - r).abs() < 1e-9,
-            "rewards add up to {summed:?}, returns {returns:?}"
-        );
-    }
+    assert_rewards_add_up(&summed, &returns);
     let unresolved =
         game.config().get("leftover_pool").and_then(|v| v.as_str()) == Some("unresolved");
     if !unresolved {
@@ -160,6 +155,16 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
     state.legal_actions(&mut legal);
     assert!(legal.is_empty());
     assert!(state.apply(0).is_err());
+}
+
+/// The rewards of a whole game, summed step by step, are its returns.
+fn assert_rewards_add_up(summed: &[f64], returns: &[f64]) {
+    for (total, r) in summed.iter().zip(returns) {
+        assert!(
+            (total - r).abs() < 1e-9,
+            "rewards add up to {summed:?}, returns {returns:?}"
+        );
+    }
 }
 
 fn conformance_of(name: &str) {
@@ -290,13 +295,7 @@ fn check_explicit_playout(game: &dyn DynGame, seed: u64) {
         decisions <= game.max_game_length(),
         "longer than max_game_length"
     );
-    let returns = state.returns();
-    for (total, r) in summed.iter().zip(&returns) {
-        assert!(
-            (total - r).abs() < 1e-9,
-            "rewards add up to {summed:?}, returns {returns:?}"
-        );
-    }
+    assert_rewards_add_up(&summed, &state.returns());
     assert_eq!(state.chance_outcomes(), []);
 }
 
