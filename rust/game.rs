@@ -99,6 +99,15 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         legal[rng.below(legal.len() as u64) as usize]
     }
 
+    /// Each seat's expected final return estimated from a position between deals (the first
+    /// state of a later deal), for searches that stop at the end of a deal (the `ismcts`
+    /// bot's `horizon=deal`); `false`, with `out` unspecified, if the game has no estimate
+    /// (the search then plays on to the end). Each rules page states its estimate.
+    fn deal_value(&self, out: &mut [f64]) -> bool {
+        let _ = out;
+        false
+    }
+
     /// Why `action` (one the current player may not take now) is illegal, in a few words
     /// addressed to that player ("you must follow suit: you hold 7D"), from what the player may
     /// know: their own cards and the public table, never another seat's hidden cards. `None`

@@ -4,7 +4,7 @@
 //! UCB with availability counts (a child's exploration term counts the iterations in which its
 //! action was legal, not its parent's visits), adds one node, and plays out to the end.
 
-use super::spec::{IsmctsParams, Rollout};
+use super::spec::{Horizon, IsmctsParams, Rollout};
 use crate::dynamic::Tracked;
 use crate::game::{Action, Game};
 use crate::rng::Rng;
@@ -18,7 +18,29 @@ struct Node<A> {
     available: u32,
     /// Sum of the final returns of `player` over the visits.
     total: f64,
+    /// Sum of their squares.
+    total_sq: f64,
     children: Vec<u32>,
+}
+
+/// What a tree learnt of one root action.
+#[derive(Clone, Copy, Default)]
+struct RootStats {
+    visits: u64,
+    total: f64,
+    total_sq: f64,
+}
+
+impl RootStats {
+    fn mean(&self) -> f64 {
+        self.total / self.visits as f64
+    }
+
+    /// The variance of the mean.
+    fn mean_variance(&self) -> f64 {
+        let n = self.visits as f64;
+        (self.total_sq / n - self.mean().powi(2)).max(0.0) / n
+    }
 }
 
 /// The action IS-MCTS chooses for the seat to act in `root` (not terminal), among its `legal`
@@ -35,7 +57,7 @@ pub fn choose<G: Game>(
     let trees = params.threads.max(1) as usize;
     let seeds: Vec<u64> = (0..trees).map(|_| rng.next_u64()).collect();
     let per_tree = (params.iterations as usize).div_ceil(trees).max(1);
-    let visits: Vec<Vec<(G::Action, u32)>> = if trees == 1 {
+    let trees: Vec<Vec<(G::Action, RootStats)>> = if trees == 1 {
         vec![grow(root, params, per_tree, seeds[0])]
     } else {
         std::thread::scope(|s| {
@@ -49,29 +71,60 @@ pub fn choose<G: Game>(
                 .collect()
         })
     };
-    // The most visited action over all trees; ties to the lowest action.
-    let mut counts = vec![0u64; G::Action::COUNT];
-    for tree in &visits {
-        for &(a, v) in tree {
-            counts[a.index()] += u64::from(v);
+    let mut stats = vec![RootStats::default(); G::Action::COUNT];
+    for tree in &trees {
+        for &(a, t) in tree {
+            let s = &mut stats[a.index()];
+            s.visits += t.visits;
+            s.total += t.total;
+            s.total_sq += t.total_sq;
         }
     }
-    let mut best = legal[0];
-    for &a in legal {
-        if counts[a.index()] > counts[best.index()] {
-            best = a;
+    match params.rollout {
+        // The most visited action; ties to the lowest action.
+        Rollout::Random => {
+            let mut best = legal[0];
+            for &a in legal {
+                if stats[a.index()].visits > stats[best.index()].visits {
+                    best = a;
+                }
+            }
+            best
+        }
+        // The heuristic's own choice, unless the search found an action whose mean return
+        // beats it by more than two standard errors (then the best such): a few hundred
+        // iterations cannot tell apart actions a point apart in a game whose returns spread
+        // over tens of points, and picking among them by visits plays worse than the heuristic.
+        Rollout::Heuristic => {
+            let anchor = root.state().heuristic_action(legal, rng);
+            let h = stats[anchor.index()];
+            let mut best = anchor;
+            if h.visits < 2 {
+                return best;
+            }
+            let mut best_mean = h.mean();
+            for &a in legal {
+                let s = stats[a.index()];
+                if s.visits >= 2
+                    && s.mean() > best_mean
+                    && s.mean() - h.mean() > 2.0 * (s.mean_variance() + h.mean_variance()).sqrt()
+                {
+                    best = a;
+                    best_mean = s.mean();
+                }
+            }
+            best
         }
     }
-    best
 }
 
-/// Grows one tree for `iterations` and gives the root's children with their visit counts.
+/// Grows one tree for `iterations` and gives the root's children with what it learnt of them.
 fn grow<G: Game>(
     root: &Tracked<G>,
     params: &IsmctsParams,
     iterations: usize,
     seed: u64,
-) -> Vec<(G::Action, u32)> {
+) -> Vec<(G::Action, RootStats)> {
     let me = root
         .state()
         .current_player()
@@ -111,7 +164,17 @@ fn grow<G: Game>(
                 nodes[c as usize].available += 1;
             }
             if !untried.is_empty() {
-                let action = untried[rng.below(untried.len() as u64) as usize];
+                // With heuristic rollouts the heuristic also picks among the untried actions:
+                // a reply expanded at random would make the first plies below a node assume
+                // opponents who play at random (Cicera: trailing a card would look safe).
+                let pick = match params.rollout {
+                    Rollout::Heuristic => Some(state.heuristic_action(&untried, &mut rng)),
+                    Rollout::Random => None,
+                };
+                let action = match pick {
+                    Some(a) if untried.contains(&a) => a,
+                    _ => untried[rng.below(untried.len() as u64) as usize],
+                };
                 let id = nodes.len() as u32;
                 nodes.push(Node {
                     action,
@@ -119,6 +182,7 @@ fn grow<G: Game>(
                     visits: 0,
                     available: 1,
                     total: 0.0,
+                    total_sq: 0.0,
                     children: Vec::new(),
                 });
                 match at {
@@ -145,32 +209,56 @@ fn grow<G: Game>(
             path.push(best);
             at = Some(best);
         }
-        playout(&mut state, params.rollout, &mut rng, &mut legal);
-        state.returns(&mut returns);
+        let deal = (params.horizon == Horizon::Deal).then(|| root.state().deal_index());
+        playout(
+            &mut state,
+            params.rollout,
+            deal,
+            &mut rng,
+            &mut legal,
+            &mut returns,
+        );
         scale = returns.iter().fold(scale, |m, r| m.max(r.abs()));
         for &id in &path {
             let node = &mut nodes[id as usize];
             node.visits += 1;
             node.total += returns[node.player];
+            node.total_sq += returns[node.player].powi(2);
         }
     }
     root_children
         .iter()
-        .map(|&c| (nodes[c as usize].action, nodes[c as usize].visits))
+        .map(|&c| {
+            let node = &nodes[c as usize];
+            let stats = RootStats {
+                visits: u64::from(node.visits),
+                total: node.total,
+                total_sq: node.total_sq,
+            };
+            (node.action, stats)
+        })
         .collect()
 }
 
-/// Plays `state` to the end: uniformly random actions, or the game's heuristic.
+/// Plays `state` with uniformly random actions or the game's heuristic, to the end or (with
+/// `deal`) until a later deal than `deal` has started and the game can value it, and writes
+/// each seat's value of the end reached into `value`.
 pub fn playout<G: Game>(
     state: &mut G,
     rollout: Rollout,
+    deal: Option<usize>,
     rng: &mut Rng,
     legal: &mut Vec<G::Action>,
+    value: &mut [f64],
 ) {
     loop {
         legal.clear();
         state.legal_actions(legal);
         if legal.is_empty() {
+            state.returns(value);
+            return;
+        }
+        if deal.is_some_and(|d| state.deal_index() != d) && state.deal_value(value) {
             return;
         }
         let action = match rollout {

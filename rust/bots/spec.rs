@@ -17,6 +17,16 @@ pub enum Rollout {
     Heuristic,
 }
 
+/// Where an IS-MCTS playout stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Horizon {
+    /// At the end of the current deal, valued by the game's estimate between deals
+    /// ([`crate::game::Game::deal_value`]); at the end of the game when it has none.
+    Deal,
+    /// At the end of the game, valued by its returns.
+    Game,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct IsmctsParams {
     /// Iterations per decision (each a determinisation, a descent and a playout).
@@ -24,6 +34,7 @@ pub struct IsmctsParams {
     /// UCB exploration constant, on returns scaled to [-1, 1] by the largest seen.
     pub c: f64,
     pub rollout: Rollout,
+    pub horizon: Horizon,
     /// Root-parallel trees, `iterations / threads` each (deterministic for a given value).
     pub threads: u32,
 }
@@ -34,6 +45,7 @@ impl Default for IsmctsParams {
             iterations: 1000,
             c: 0.7,
             rollout: Rollout::Random,
+            horizon: Horizon::Deal,
             threads: 1,
         }
     }
@@ -42,7 +54,7 @@ impl Default for IsmctsParams {
 /// The native bots' names.
 pub const NAMES: [&str; 3] = ["random", "heuristic", "ismcts"];
 const ISMCTS_PARAMETERS: &str =
-    "iterations (int 1..=10000000), c (number >= 0), rollout (random or heuristic), threads (int 1..=64)";
+    "iterations (int 1..=10000000), c (number >= 0), rollout (random or heuristic), horizon (deal or game), threads (int 1..=64)";
 
 impl Spec {
     pub fn parse(text: &str) -> Result<Spec> {
@@ -107,6 +119,13 @@ impl Spec {
                         _ => return Err(bad()),
                     }
                 }
+                "horizon" => {
+                    p.horizon = match value {
+                        "deal" => Horizon::Deal,
+                        "game" => Horizon::Game,
+                        _ => return Err(bad()),
+                    }
+                }
                 "threads" => {
                     p.threads = value
                         .parse()
@@ -134,13 +153,14 @@ mod tests {
     fn specs_parse_and_bad_ones_say_what_is_valid() {
         assert_eq!(Spec::parse("random").unwrap(), Spec::Random);
         assert_eq!(Spec::parse("heuristic").unwrap(), Spec::Heuristic);
-        let Spec::Ismcts(p) = Spec::parse("ismcts:iterations=300,c=1.5,rollout=heuristic").unwrap()
+        let Spec::Ismcts(p) =
+            Spec::parse("ismcts:iterations=300,c=1.5,rollout=heuristic,horizon=game").unwrap()
         else {
             panic!()
         };
         assert_eq!(
-            (p.iterations, p.c, p.rollout, p.threads),
-            (300, 1.5, Rollout::Heuristic, 1)
+            (p.iterations, p.c, p.rollout, p.horizon, p.threads),
+            (300, 1.5, Rollout::Heuristic, Horizon::Game, 1)
         );
         for bad in [
             "alphazero",
@@ -151,6 +171,7 @@ mod tests {
             "ismcts:c=-1",
             "ismcts:c=nan",
             "ismcts:rollout=smart",
+            "ismcts:horizon=hand",
             "ismcts:threads=0",
             "ismcts:depth=3",
             "ismcts:iterations",

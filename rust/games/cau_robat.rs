@@ -1238,6 +1238,16 @@ impl Game for CauRobat {
         ))
     }
 
+    /// Between hands: the hands won above the seats' mean, over `hands_to_win`.
+    fn deal_value(&self, out: &mut [f64]) -> bool {
+        let n = self.n();
+        let mean = self.hands_won[..n].iter().sum::<u32>() as f64 / n as f64;
+        for (s, v) in out.iter_mut().enumerate() {
+            *v = (self.hands_won[s] as f64 - mean) / self.rules.hands_to_win as f64;
+        }
+        true
+    }
+
     fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
         self.heuristic(legal, rng)
     }

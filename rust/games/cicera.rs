@@ -1558,6 +1558,16 @@ impl Game for Cicera {
         Some(format!("seat {}: {action}", self.to_play))
     }
 
+    /// Between hands of a match: the team's lead in match points over the target, within
+    /// ±1 (a lead of the whole target counts as a win).
+    fn deal_value(&self, out: &mut [f64]) -> bool {
+        for (s, v) in out.iter_mut().enumerate() {
+            let lead = self.scores[team(s)] - self.scores[1 - team(s)];
+            *v = (lead as f64 / self.rules.target as f64).clamp(-1.0, 1.0);
+        }
+        true
+    }
+
     fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
         self.heuristic_choice(legal, rng)
     }

@@ -1642,6 +1642,16 @@ impl Game for SpoilFive {
     }
 
     /// The rule-of-thumb player: docs/rules/spoil_five.md, "The heuristic bot".
+    /// Between deals: each balance plus an equal share of the pool, which some later deal
+    /// pays out.
+    fn deal_value(&self, out: &mut [f64]) -> bool {
+        let share = self.pool as f64 / self.n() as f64;
+        for (s, v) in out.iter_mut().enumerate() {
+            *v = self.balances[s] as f64 + share;
+        }
+        true
+    }
+
     fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
         heuristic::choose(self, legal, rng)
     }

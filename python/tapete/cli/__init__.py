@@ -1086,7 +1086,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         metavar="SPEC",
         help="one bot spec per seat: random, heuristic, ismcts[:iterations=N,c=X,"
-        "rollout=random|heuristic,threads=T]",
+        "rollout=random|heuristic,horizon=deal|game,threads=T]",
     )
     arena.add_argument("--games", type=_positive, required=True, help="number of deals")
     arena.add_argument(

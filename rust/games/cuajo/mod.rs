@@ -1886,6 +1886,12 @@ impl Game for Cuajo {
         Some(self.action_line(action, seat))
     }
 
+    /// Between hands: the balances so far (each hand's payments are final).
+    fn deal_value(&self, out: &mut [f64]) -> bool {
+        self.returns(out);
+        true
+    }
+
     fn heuristic_action(&self, legal: &[Action], rng: &mut Rng) -> Action {
         self.rule_of_thumb(legal, rng)
     }
