@@ -1,6 +1,6 @@
 """Strength of the native bots in the duplicate arena, per game (default rules).
 
-For each game: ``heuristic`` against ``random`` seats, then ``ismcts`` (heuristic rollouts, the
+For each game (default rules, except as ``CONFIG`` says): ``heuristic`` against ``random`` seats, then ``ismcts`` (heuristic rollouts, the
 iteration count of ``ITERATIONS``) against ``heuristic`` seats. In partnership games (Cicera,
 Cuajo) the measured bot holds both seats of one team, so that a team is compared with a team;
 otherwise it holds one seat. Deals are played in batches of ``--batch`` until the 95% interval
@@ -22,6 +22,9 @@ import tapete
 #: IS-MCTS iterations per decision, per game.
 ITERATIONS = {"spoil_five": 200, "cicera": 200, "cau_robat": 300, "cuajo": 200}
 TEAMS = {"cicera", "cuajo"}
+#: Options other than the defaults: a whole Cicera match with heuristic rollouts in every
+#: decision takes minutes per deal, so Cicera is measured on single hands.
+CONFIG: dict[str, dict[str, object]] = {"cicera": {"game_mode": "single_hand"}}
 
 
 def seats(game: str, bot: str, other: str, players: int) -> list[str]:
@@ -31,7 +34,7 @@ def seats(game: str, bot: str, other: str, players: int) -> list[str]:
 
 
 def measure(game: str, bot: str, other: str, args: argparse.Namespace) -> str:
-    g = tapete.load_game(game)
+    g = tapete.load_game(game, **CONFIG.get(game, {}))
     bots = seats(game, bot, other, g.num_players())
     share = bots.count(bot) / len(bots)
     parts, actions, start = [], 0, time.perf_counter()

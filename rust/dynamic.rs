@@ -339,6 +339,27 @@ impl<G: Game> Tracked<G> {
         self.resample_deal(seat, seed, None)
     }
 
+    /// What `seat` sees of this state, for any number of re-deals of it ([`Tracked::seen_by`]
+    /// once, then [`Tracked::resampled_state`] per world: what IS-MCTS does).
+    pub(crate) fn seen_by(&self, seat: usize) -> Seen<G::Action> {
+        let mut legal = Vec::new();
+        self.state.legal_actions(&mut legal);
+        Seen {
+            seat,
+            view: self.state.view(Some(seat)),
+            to_act: self.state.current_player() == Some(seat),
+            legal,
+        }
+    }
+
+    /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
+    pub(crate) fn resampled_state(&self, seen: &Seen<G::Action>, seed: u64) -> G {
+        match self.fitting_deal(seen, seed, None) {
+            Some(fit) => fit.state,
+            None => self.kept(seed).state,
+        }
+    }
+
     /// The determinisation of the current deal: proposals until one fits (`then`: an action
     /// that must be legal in it), or `None`.
     pub(crate) fn resample_deal(
@@ -347,13 +368,49 @@ impl<G: Game> Tracked<G> {
         seed: u64,
         then: Option<G::Action>,
     ) -> Option<Self> {
+        let Fit {
+            deck,
+            actions,
+            start,
+            state,
+        } = self.fitting_deal(&self.seen_by(seat), seed, then)?;
         let deal = self.state.deal_index();
+        let mut out = self.clone();
+        out.decks.truncate(deal);
+        out.decks.push(deck);
+        out.history.truncate(self.deal_start_at);
+        out.history.extend_from_slice(&actions);
+        out.deal_start = Arc::new(start);
+        out.state = state;
+        if let Some(x) = out.chance.as_mut() {
+            // The explicit history says the same with the new cards and decisions.
+            let mut i = 0;
+            for m in &mut x.moves {
+                match m {
+                    Move::Action(a) => {
+                        *a = out.history[i];
+                        i += 1;
+                    }
+                    Move::Card { deal: e, pos, card } if *e as usize == deal => {
+                        *card = out.decks[deal][*pos as usize];
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Proposals of the game until one fits what `seen` saw, in at most `RESAMPLE_ATTEMPTS`.
+    fn fitting_deal(
+        &self,
+        seen: &Seen<G::Action>,
+        seed: u64,
+        then: Option<G::Action>,
+    ) -> Option<Fit<G>> {
+        let seat = seen.seat;
         let start = self.deal_start.as_ref();
         let acts = &self.history[self.deal_start_at..];
-        let target = self.state.view(Some(seat));
-        let to_act = self.state.current_player() == Some(seat);
-        let mut legal = Vec::new();
-        self.state.legal_actions(&mut legal);
         let mut rng = Rng::new(seed);
         let mut other = Vec::new();
         for _ in 0..RESAMPLE_ATTEMPTS {
@@ -365,49 +422,50 @@ impl<G: Game> Tracked<G> {
             }
             let mut s = start.clone();
             s.redeal(&deck);
-            let new_start = s.clone();
             if !new_acts.iter().all(|&a| s.apply(a).is_ok())
-                || (s.current_player() == Some(seat)) != to_act
-                || s.view(Some(seat)) != target
+                || (s.current_player() == Some(seat)) != seen.to_act
                 || then.is_some_and(|a| !s.is_legal(a))
             {
                 continue;
             }
-            if to_act {
+            if seen.to_act {
                 other.clear();
                 s.legal_actions(&mut other);
-                if other != legal {
+                if other != seen.legal {
                     continue;
                 }
             }
-            let mut out = self.clone();
-            out.decks.truncate(deal);
-            out.decks.push(deck);
-            out.history.truncate(self.deal_start_at);
-            out.history.extend_from_slice(&new_acts);
-            out.deal_start = Arc::new(new_start);
-            s.set_rng(rng);
-            out.state = s;
-            if let Some(x) = out.chance.as_mut() {
-                // The explicit history says the same with the new cards and decisions.
-                let mut i = 0;
-                for m in &mut x.moves {
-                    match m {
-                        Move::Action(a) => {
-                            *a = out.history[i];
-                            i += 1;
-                        }
-                        Move::Card { deal: e, pos, card } if *e as usize == deal => {
-                            *card = out.decks[deal][*pos as usize];
-                        }
-                        _ => {}
-                    }
-                }
+            if s.view(Some(seat)) != seen.view {
+                continue;
             }
-            return Some(out);
+            s.set_rng(rng);
+            let mut new_start = start.clone();
+            new_start.redeal(&deck);
+            return Some(Fit {
+                deck,
+                actions: new_acts,
+                start: new_start,
+                state: s,
+            });
         }
         None
     }
+}
+
+/// What a seat saw of a state: what every re-deal of it must show the seat too.
+pub(crate) struct Seen<A> {
+    seat: usize,
+    view: Value,
+    to_act: bool,
+    legal: Vec<A>,
+}
+
+/// A re-deal that fits: its deck, its actions, the state at its start and now.
+struct Fit<G: Game> {
+    deck: Vec<u8>,
+    actions: Vec<G::Action>,
+    start: G,
+    state: G,
 }
 
 /// A config as JSON with the generic `explicit_chance` key.

@@ -141,8 +141,9 @@ fn grow<G: Game>(
     // every game whatever its stakes.
     let mut scale = f64::MIN_POSITIVE;
     let mut root_children: Vec<u32> = Vec::new();
+    let seen = root.seen_by(me);
     for _ in 0..iterations {
-        let mut state = root.resample(me, rng.next_u64()).into_state();
+        let mut state = root.resampled_state(&seen, rng.next_u64());
         path.clear();
         let mut at: Option<u32> = None; // None: the root
         while let Some(player) = state.current_player() {
