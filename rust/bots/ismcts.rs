@@ -269,3 +269,73 @@ pub fn playout<G: Game>(
         state.apply_unchecked(action);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{cau_robat, cicera, cuajo, spoil_five};
+    use std::sync::Arc;
+
+    /// A `horizon=deal` playout of a multi-deal game stops at the first decision of the next
+    /// deal, where the game's estimate is finite and (these configs are zero-sum) sums to 0;
+    /// a `horizon=game` playout reaches the end.
+    fn check<G: Game>(mut config: G::Config) {
+        G::check_config(&mut config).unwrap();
+        let n = G::num_players(&config);
+        let config = Arc::new(config);
+        let mut value = vec![f64::NAN; n];
+        let mut legal = Vec::new();
+        let mut stopped = 0;
+        for seed in 0..20 {
+            let start = Tracked::<G>::new(config.clone(), seed, Vec::new()).into_state();
+            let mut rng = Rng::new(seed);
+            let mut state = start.clone();
+            playout(
+                &mut state,
+                Rollout::Random,
+                Some(0),
+                &mut rng,
+                &mut legal,
+                &mut value,
+            );
+            if !state.is_terminal() {
+                assert_eq!(state.deal_index(), 1, "{} seed {seed}", G::NAME);
+                assert!(value.iter().all(|v| v.is_finite()));
+                assert!(value.iter().sum::<f64>().abs() < 1e-9, "{value:?}");
+                stopped += 1;
+            }
+            let mut state = start;
+            playout(
+                &mut state,
+                Rollout::Heuristic,
+                None,
+                &mut rng,
+                &mut legal,
+                &mut value,
+            );
+            assert!(state.is_terminal());
+            let mut returns = vec![0.0; n];
+            state.returns(&mut returns);
+            assert_eq!(value, returns);
+        }
+        assert!(
+            stopped > 10,
+            "{}: {stopped} playouts stopped at a deal",
+            G::NAME
+        );
+    }
+
+    #[test]
+    fn deal_horizon_playouts_stop_at_the_next_deal_with_the_games_estimate() {
+        check::<spoil_five::SpoilFive>(Default::default());
+        check::<cicera::Cicera>(Default::default());
+        check::<cau_robat::CauRobat>(cau_robat::Config {
+            hands_to_win: 3,
+            ..Default::default()
+        });
+        check::<cuajo::Cuajo>(cuajo::Config {
+            hands_per_match: 3,
+            ..Default::default()
+        });
+    }
+}
