@@ -105,10 +105,10 @@ def main() -> None:
             rows[f"hearts ({label})"] = primitives(
                 st, hearts, lambda s, p: s.resample_from_infostate(p, r.random)
             )
+    seeds = iter(range(10**9))
     for name in GAMES:
         game = tapete.load_game(name)
         fifth, last = positions(game.new_initial_state, args.seed)
-        seeds = iter(range(10**9))
         for label, st in (("5th", fifth), ("last", last)):
             rows[f"{name} ({label})"] = primitives(
                 st, game, lambda s, p: s.resample_from_infostate(p, next(seeds))

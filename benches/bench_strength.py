@@ -1,7 +1,8 @@
 """Strength of the native bots in the duplicate arena, per game (default rules).
 
-For each game (default rules, except as ``CONFIG`` says): ``heuristic`` against ``random`` seats, then ``ismcts`` (heuristic rollouts, the
-iteration count of ``ITERATIONS``) against ``heuristic`` seats. In partnership games (Cicera,
+For each game (default rules, except as ``CONFIG`` says): ``heuristic`` against ``random``
+seats, then ``ismcts`` (heuristic rollouts, the iteration count of ``ITERATIONS``) against
+``heuristic`` seats. In partnership games (Cicera,
 Cuajo) the measured bot holds both seats of one team, so that a team is compared with a team;
 otherwise it holds one seat. Deals are played in batches of ``--batch`` until the 95% interval
 of the paired difference (entry 0 minus entry 1, docs/bots.md) excludes zero or ``--max-deals``

@@ -10,7 +10,7 @@ use crate::{parse_err, Error, Result};
 use serde_json::{json, Value};
 use std::any::Any;
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many times `resample_from_infostate` asks the game for a proposal before it gives up and
 /// keeps the hidden cards as they are: a bound on the work at the rare positions where almost no
@@ -36,6 +36,47 @@ pub struct Tracked<G: Game> {
     pub(crate) returns_before: Vec<f64>,
     /// Explicit chance (docs/engine.md, "Explicit chance nodes"); `None`: seeded.
     pub(crate) chance: Option<Box<Explicit<G>>>,
+    /// The information state strings built so far, shared with clones.
+    transcripts: Transcripts<G>,
+}
+
+/// Per seat, the last information state string built, kept so that the next one (of this
+/// state, a clone or a successor) only replays the actions since: its cost does not grow with
+/// the history. Shared by clones; every state checks that the entry is of its own game.
+#[derive(Clone)]
+struct Transcripts<G: Game>(OnceLock<Arc<Mutex<Slots<G>>>>);
+
+/// One slot per seat.
+type Slots<G> = Vec<Option<Transcript<G>>>;
+
+impl<G: Game> Default for Transcripts<G> {
+    fn default() -> Self {
+        Transcripts(OnceLock::new())
+    }
+}
+
+/// The information state string of `seat` after `len` actions of a game with these decks, and
+/// a replay of that game at that point.
+#[derive(Clone)]
+struct Transcript<G: Game> {
+    decks: Vec<Vec<u8>>,
+    len: usize,
+    text: String,
+    summary: String,
+    replay: Tracked<G>,
+}
+
+impl<G: Game> PartialEq for Transcripts<G> {
+    /// A cache: never part of what a state is.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<G: Game> std::fmt::Debug for Transcripts<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Transcripts")
+    }
 }
 
 impl<G: Game> Tracked<G> {
@@ -57,6 +98,7 @@ impl<G: Game> Tracked<G> {
             state,
             returns_before,
             chance: None,
+            transcripts: Transcripts::default(),
         }
     }
 
@@ -282,27 +324,72 @@ impl<G: Game> Tracked<G> {
         if self.chance.as_ref().is_some_and(|x| !x.dealt) {
             return self.chance_line();
         }
-        let mut t = self.replay_start();
-        let mut summary = t.state.deal_summary(seat);
-        let mut out = summary.clone();
-        for &a in &self.history {
-            if let Some(line) = t.state.action_seen_by(a, seat) {
-                out.push('\n');
-                out.push_str(&line);
-            }
-            t.step(a);
-            let now = t.state.deal_summary(seat);
-            if now != summary {
-                out.push('\n');
-                out.push_str(&now);
-                summary = now;
-            }
-        }
+        let mut out = match self.chance {
+            Some(_) => self.transcript(seat, None).text,
+            None => self.cached_transcript(seat),
+        };
         if self.is_chance_node() {
             out.push('\n');
             out.push_str(&self.chance_line());
         }
         out
+    }
+
+    /// The transcript of `seat` after every action, continued from `from` (or from the start).
+    fn transcript(&self, seat: usize, from: Option<Transcript<G>>) -> Transcript<G> {
+        let mut x = from.unwrap_or_else(|| {
+            let replay = self.replay_start();
+            let summary = replay.state.deal_summary(seat);
+            Transcript {
+                decks: Vec::new(),
+                len: 0,
+                text: summary.clone(),
+                summary,
+                replay,
+            }
+        });
+        // Decks recorded since (deals started after a resample come from its new RNG).
+        x.replay.decks.clone_from(&self.decks);
+        for &a in &self.history[x.len..] {
+            if let Some(line) = x.replay.state.action_seen_by(a, seat) {
+                x.text.push('\n');
+                x.text.push_str(&line);
+            }
+            x.replay.step(a);
+            let now = x.replay.state.deal_summary(seat);
+            if now != x.summary {
+                x.text.push('\n');
+                x.text.push_str(&now);
+                x.summary = now;
+            }
+        }
+        x.decks.clone_from(&self.decks);
+        x.len = self.history.len();
+        x
+    }
+
+    /// [`Tracked::transcript`] of a seeded state, continued from the cached one when that is a
+    /// transcript of this game: the same seed, decks and actions up to its point.
+    fn cached_transcript(&self, seat: usize) -> String {
+        let cache = self
+            .transcripts
+            .0
+            .get_or_init(|| Arc::new(Mutex::new(Vec::new())));
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() <= seat {
+            cache.resize_with(seat + 1, || None);
+        }
+        let from = cache[seat].take().filter(|x| {
+            x.replay.seed == self.seed
+                && x.len <= self.history.len()
+                && x.replay.history[..] == self.history[..x.len]
+                && x.decks.len() <= self.decks.len()
+                && x.decks[..] == self.decks[..x.decks.len()]
+        });
+        let x = self.transcript(seat, from);
+        let text = x.text.clone();
+        cache[seat] = Some(x);
+        text
     }
 
     /// A state `seat` cannot tell from this one, with the hidden cards of the current deal
@@ -327,6 +414,7 @@ impl<G: Game> Tracked<G> {
     pub(crate) fn kept(&self, seed: u64) -> Self {
         let mut out = self.clone();
         out.decks.truncate(self.state.deal_index() + 1);
+        out.transcripts = Transcripts::default();
         out.state.set_rng(Rng::new(seed));
         out
     }
@@ -378,6 +466,7 @@ impl<G: Game> Tracked<G> {
         let mut out = self.clone();
         out.decks.truncate(deal);
         out.decks.push(deck);
+        out.transcripts = Transcripts::default();
         out.history.truncate(self.deal_start_at);
         out.history.extend_from_slice(&actions);
         out.deal_start = Arc::new(start);

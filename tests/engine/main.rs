@@ -81,12 +81,29 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
             assert!(state.eq_dyn(before.as_ref()));
         }
         assert!(state.apply(game.num_distinct_actions()).is_err());
+        // Information states are continued from a cache shared with clones: asked at every
+        // step, and now and then after a clone took another action, they must stay what a
+        // fresh replay of the history says.
+        let mine = state.information_state_string(steps % n).unwrap();
+        if steps % 13 == 0 && legal.len() > 1 {
+            let mut branch = state.clone_box();
+            branch.apply(legal[legal.len() - 1]).unwrap();
+            branch.information_state_string(steps % n).unwrap();
+        }
         // Round trips (they replay the whole history: every step of the first games only).
         if seed < ROUND_TRIP_GAMES || steps % 13 == 0 {
             let copy = game
                 .deserialize_state(&state.serialize())
                 .expect("deserialize");
             assert!(copy.eq_dyn(state.as_ref()), "serialize round trip");
+            assert_eq!(copy.information_state_string(steps % n).unwrap(), mine);
+            for seat in 0..n {
+                assert_eq!(
+                    copy.information_state_string(seat).unwrap(),
+                    state.information_state_string(seat).unwrap(),
+                    "information state after a round trip"
+                );
+            }
         }
         // What a seat sees is the same in a world re-dealt from its point of view.
         if seed < RESAMPLED_GAMES && steps % 7 == 0 {
