@@ -85,11 +85,6 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
         // step, and now and then after a clone took another action, they must stay what a
         // fresh replay of the history says.
         let mine = state.information_state_string(steps % n).unwrap();
-        if steps % 13 == 0 && legal.len() > 1 {
-            let mut branch = state.clone_box();
-            branch.apply(legal[legal.len() - 1]).unwrap();
-            branch.information_state_string(steps % n).unwrap();
-        }
         // Round trips (they replay the whole history: every step of the first games only).
         if seed < ROUND_TRIP_GAMES || steps % 13 == 0 {
             let copy = game
@@ -148,6 +143,13 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
             assert_eq!(a, b, "resample observation");
         }
         let a = legal[rng.below(legal.len() as u64) as usize];
+        if steps % 13 == 0 && legal.len() > 1 {
+            let mut branch = state.clone_box();
+            branch.apply(legal[legal.len() - 1]).unwrap();
+            for seat in 0..n {
+                branch.information_state_string(seat).unwrap();
+            }
+        }
         state.apply(a).unwrap();
         for (total, r) in summed.iter_mut().zip(state.rewards()) {
             *total += r;
