@@ -2,7 +2,7 @@
 PYTHON ?= python3
 CARGO ?= cargo
 
-.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector bench-adapters bench-distributed bench-strength selfplay clean
+.PHONY: help install dev test test-rust test-python test-wheel lint fmt bench bench-rust bench-python bench-vector bench-adapters bench-distributed bench-strength bench-search selfplay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -50,7 +50,7 @@ fmt: ## format Rust and Python sources
 	$(CARGO) fmt
 	ruff format python tests benches
 
-bench: bench-rust bench-python bench-vector bench-adapters bench-distributed bench-strength ## all benchmarks (never in CI)
+bench: bench-rust bench-python bench-vector bench-adapters bench-distributed bench-strength bench-search ## all benchmarks (never in CI)
 
 bench-rust: ## criterion: native random playouts per game
 	$(CARGO) bench --bench playouts
@@ -66,6 +66,9 @@ bench-adapters: ## the PettingZoo and Gymnasium adapters against the raw State l
 
 bench-strength: ## the bots in the duplicate arena: heuristic vs random, ismcts vs heuristic, per game
 	$(PYTHON) benches/bench_strength.py
+
+bench-search: ## the search primitives and IS-MCTS iterations/s, side by side with OpenSpiel's hearts
+	$(PYTHON) benches/bench_search.py
 
 bench-distributed: ## tapete.distributed on a local Ray head (1 and 2 workers) against the local arena
 	$(PYTHON) benches/bench_distributed.py

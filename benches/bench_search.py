@@ -3,8 +3,9 @@
 Positions: each game played by uniformly random decisions (seeded) to its 5th decision and to
 its last decision (a whole default match for tapete's games: 4 deals of Spoil Five, a match
 to 51 of Cicera). At each, the median time of one call from Python of
-``information_state_string``, ``observation_string``, ``resample_from_infostate``,
-``serialize`` + deserialize and a pickle round trip. Then IS-MCTS iterations per second of one
+``information_state_string`` (asked again of the same state), the same of a successor (a clone
+after one action; the column before is its cost without the string), ``observation_string``,
+``resample_from_infostate``, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS iterations per second of one
 decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random rollouts) on hearts against
 tapete's ``ismcts`` on Spoil Five. Never in CI: run ``make bench-search``.
 """
@@ -66,8 +67,20 @@ def median_us(call: Callable[[], object], target: float = 0.2) -> float:
 def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dict[str, float]:
     seat = state.current_player()
     text = state.serialize()
+    action = state.legal_actions()[0]
+    state.information_state_string(seat)
+
+    def successor() -> Any:
+        child = state.clone()
+        child.apply_action(action)
+        return child
+
     return {
         "information_state_string": median_us(lambda: state.information_state_string(seat)),
+        "clone + apply": median_us(successor),
+        "the same + information_state_string": median_us(
+            lambda: successor().information_state_string(seat)
+        ),
         "observation_string": median_us(lambda: state.observation_string(seat)),
         "resample_from_infostate": median_us(lambda: sampler(state, seat)),
         "serialize + deserialize": median_us(lambda: game.deserialize_state(state.serialize())),
