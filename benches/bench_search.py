@@ -5,9 +5,10 @@ its last decision (a whole default match for tapete's games: 4 deals of Spoil Fi
 to 51 of Cicera). At each, the median time of one call from Python of
 ``information_state_string`` (asked again of the same state), the same of a successor (a clone
 after one action; the column before is its cost without the string), ``observation_string``,
-``resample_from_infostate``, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS iterations per second of one
-decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random rollouts) on hearts against
-tapete's ``ismcts`` on Spoil Five. Never in CI: run ``make bench-search``.
+``resample_from_infostate``, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS
+iterations per second of one decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random
+rollouts) on hearts against tapete's ``ismcts`` on every game (random and heuristic rollouts).
+Never in CI: run ``make bench-search``.
 """
 
 from __future__ import annotations
@@ -141,16 +142,15 @@ def main() -> None:
         bot = pyspiel.ISMCTSBot(0, evaluator, 2.0, n)
         rate = ismcts_rate(lambda: bot.step(fifth), n)
         print(f"| hearts | pyspiel.ISMCTSBot, random rollouts | {rate:,.0f} it/s |")
-    game = tapete.load_game("spoil_five")
-    fifth, _ = positions(game.new_initial_state, args.seed)
-    for spec in (
-        f"ismcts:iterations={n}",
-        f"ismcts:iterations={n},horizon=game",
-        f"ismcts:iterations={n},rollout=heuristic",
-    ):
-        bot = tapete.bots.make(spec, game, seed=0)
-        rate = ismcts_rate(lambda bot=bot: bot.choose(fifth), n)
-        print(f"| spoil_five | {spec} | {rate:,.0f} it/s |")
+    for name in GAMES:
+        game = tapete.load_game(name)
+        fifth, _ = positions(game.new_initial_state, args.seed)
+        specs = ["", ",rollout=heuristic"] + ([",horizon=game"] if name == "spoil_five" else [])
+        for extra in specs:
+            spec = f"ismcts:iterations={n}{extra}"
+            bot = tapete.bots.make(spec, game, seed=0)
+            rate = ismcts_rate(lambda bot=bot, at=fifth: bot.choose(at), n)
+            print(f"| {name} | {spec} | {rate:,.0f} it/s |")
 
 
 if __name__ == "__main__":
