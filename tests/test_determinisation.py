@@ -249,3 +249,94 @@ def test_cuajo_purro_hand_is_resampled(impl, request):
     # about 92% of them in place).
     print(f"purro seat {q}: {sum(kept) / n:.0%} of its hidden cards kept on average")
     assert sum(kept) / n < 0.8, sum(kept) / n
+
+
+# --------------------------------------------------------------------------------------------
+# Cuajo: what two discards say. With optional purro calls declined nothing is known of a hand
+# but that it held what it discarded, so the consistent deals of the unseen cards are those in
+# which the dealer's 16 dealt cards hold the kind x it discarded and the next seat's 16 cards
+# (15 dealt and an unshown draw) the kind y it discarded: the copies of x and y these hold
+# follow a multivariate hypergeometric law conditioned on both, computed exactly.
+
+
+def cuajo_two_discards(impl):
+    game = impl.load_game("cuajo", purro_call="optional", first_dealer=0)
+    for seed in range(50):
+        state = game.new_initial_state(seed)
+        v = state.view()
+        mine = v["concealed"][2]
+
+        def fresh(cards, *other, mine=mine, v=v):
+            return [c for c in cards if c[0] != "K" and c not in mine + [v["sowee"], *other]]
+
+        xs = fresh(v["concealed"][0])
+        if not xs:
+            continue
+        for text in (f"discard {xs[0]}", "no-purro", "draw"):
+            state.apply_action(state.string_to_action(text))
+        ys = fresh(state.view()["concealed"][1], xs[0])
+        if not ys:
+            continue
+        for text in (f"discard {ys[0]}", "no-purro"):
+            state.apply_action(state.string_to_action(text))
+        return state, xs[0], ys[0]
+    raise AssertionError("no position found")
+
+
+def two_discards_law(m_x, m_y, unseen=96, size=16):
+    """P(a, b): the dealer's 16 cards hold a copies of x, the next seat's b copies of y."""
+    law = Counter()
+    others = unseen - m_x - m_y
+    for a_x, b_x, a_y, b_y in itertools.product(range(5), repeat=4):
+        if a_x < 1 or b_y < 1 or a_x + b_x > m_x or a_y + b_y > m_y:
+            continue
+        d, p = size - a_x - a_y, size - b_x - b_y
+        if d < 0 or p < 0 or d + p > others:
+            continue
+        ways = (
+            math.comb(m_x, a_x)
+            * math.comb(m_x - a_x, b_x)
+            * math.comb(m_y, a_y)
+            * math.comb(m_y - a_y, b_y)
+            * math.comb(others, d)
+            * math.comb(others - d, p)
+        )
+        law[(a_x, b_y)] += ways
+    total = sum(law.values())
+    return {k: w / total for k, w in law.items()}
+
+
+def test_cuajo_resample_is_uniform_after_two_discards(impl):
+    if impl_name(impl) == "reference":
+        # Known defect (docs/engine.md, Determinisation): the reference's Cuajo resampler is a
+        # short walk of swaps from the true deal, not a uniform draw (chi2 44 against a bound
+        # of 32 here). Skipped rather than run as an expected failure: 25 s of CI for nothing.
+        pytest.skip("the reference's Cuajo resampler is not uniform (known defect)")
+    state, x, y = cuajo_two_discards(impl)
+    seat = 2
+    v = state.view(seat)
+    assert state.current_player() == seat and v["phase"] == "draw"
+    seen = v["concealed"][seat] + [v["sowee"]]
+    law = two_discards_law(4 - seen.count(x), 4 - seen.count(y))
+    target = seen_by(state, seat)
+    n = SAMPLES[impl_name(impl)]
+    counts = Counter()
+    for k in range(n):
+        sample = state.resample_from_infostate(seat, k)
+        assert seen_by(sample, seat) == target
+        hands = sample.view()["concealed"]
+        counts[(hands[0].count(x) + 1, hands[1].count(y) + 1)] += 1
+    assert set(counts) <= set(law)
+    # chi-square over the cells, the ones expected fewer than 5 times pooled
+    cells, pooled = [], [0.0, 0]
+    for key, p in law.items():
+        if n * p >= 5:
+            cells.append((n * p, counts[key]))
+        else:
+            pooled[0] += n * p
+            pooled[1] += counts[key]
+    cells.append(tuple(pooled))
+    chi2 = sum((seen - e) ** 2 / e for e, seen in cells if e > 0)
+    df = len(cells) - 1
+    print(f"cuajo two discards {x} {y}: chi2 {chi2:.1f}, df {df}")
+    assert chi2 < df + 4.5 * math.sqrt(2 * df) + 10, (chi2, df, counts)
