@@ -18,7 +18,13 @@ SHORT = {
     "cau_robat": {"players": 3, "hands_to_win": 1},
     "cuajo": {"hands_per_match": 1, "max_turns": 8},
 }
-SPECS = ["random", "heuristic", "ismcts:iterations=16", "ismcts:iterations=16,rollout=heuristic"]
+SPECS = [
+    "random",
+    "heuristic",
+    "ismcts:iterations=16",
+    "ismcts:iterations=16,rollout=heuristic",
+    "ismcts:iterations=16,horizon=game",
+]
 
 
 def states(name, count=6, seed=0):
@@ -74,6 +80,7 @@ def test_bad_specs_list_what_is_valid():
         ("ismcts:iterations=-1", "the parameters are"),
         ("ismcts:c=x", "the parameters are"),
         ("ismcts:rollout=smart", "the parameters are"),
+        ("ismcts:horizon=hand", 'horizon cannot be "hand"; the parameters are'),
         ("ismcts:depth=2", "unknown ismcts parameter"),
         ("heuristic:x=1", "takes no parameters"),
     ]:
