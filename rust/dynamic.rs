@@ -55,12 +55,10 @@ impl<G: Game> Default for Transcripts<G> {
     }
 }
 
-/// The information state string of `seat` after `len` actions of a game with these decks, and
-/// a replay of that game at that point.
+/// The information state string of `seat` at the end of `replay` (its history and decks say of
+/// which game), and the last summary line in it.
 #[derive(Clone)]
 struct Transcript<G: Game> {
-    decks: Vec<Vec<u8>>,
-    len: usize,
     text: String,
     summary: String,
     replay: Tracked<G>,
@@ -324,6 +322,8 @@ impl<G: Game> Tracked<G> {
         if self.chance.as_ref().is_some_and(|x| !x.dealt) {
             return self.chance_line();
         }
+        // Explicit chance outcomes (the dealer, the cards) are not all in the seed, decks and
+        // history a cached transcript is checked against: that mode replays every time.
         let mut out = match self.chance {
             Some(_) => self.transcript(seat, None).text,
             None => self.cached_transcript(seat),
@@ -341,8 +341,6 @@ impl<G: Game> Tracked<G> {
             let replay = self.replay_start();
             let summary = replay.state.deal_summary(seat);
             Transcript {
-                decks: Vec::new(),
-                len: 0,
                 text: summary.clone(),
                 summary,
                 replay,
@@ -350,7 +348,7 @@ impl<G: Game> Tracked<G> {
         });
         // Decks recorded since (deals started after a resample come from its new RNG).
         x.replay.decks.clone_from(&self.decks);
-        for &a in &self.history[x.len..] {
+        for &a in &self.history[x.replay.history.len()..] {
             if let Some(line) = x.replay.state.action_seen_by(a, seat) {
                 x.text.push('\n');
                 x.text.push_str(&line);
@@ -363,8 +361,6 @@ impl<G: Game> Tracked<G> {
                 x.summary = now;
             }
         }
-        x.decks.clone_from(&self.decks);
-        x.len = self.history.len();
         x
     }
 
@@ -380,11 +376,10 @@ impl<G: Game> Tracked<G> {
             cache.resize_with(seat + 1, || None);
         }
         let from = cache[seat].take().filter(|x| {
+            let (history, decks) = (&x.replay.history, &x.replay.decks);
             x.replay.seed == self.seed
-                && x.len <= self.history.len()
-                && x.replay.history[..] == self.history[..x.len]
-                && x.decks.len() <= self.decks.len()
-                && x.decks[..] == self.decks[..x.decks.len()]
+                && self.history.starts_with(history)
+                && self.decks.starts_with(decks)
         });
         let x = self.transcript(seat, from);
         let text = x.text.clone();

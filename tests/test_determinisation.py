@@ -57,6 +57,12 @@ def consistent_worlds(game, state, seat, worlds):
     return out
 
 
+def chi2_bound(df):
+    """A chi-square bound with ``df`` degrees of freedom that a uniform draw exceeds with
+    negligible probability (mean + 4.5 standard deviations + 10)."""
+    return df + 4.5 * math.sqrt(2 * df) + 10
+
+
 def check_uniform(impl_name, state, seat, consistent, key_of):
     """Resamples ``state`` for ``seat``; every world is consistent and they are uniform."""
     n = SAMPLES[impl_name]
@@ -67,7 +73,7 @@ def check_uniform(impl_name, state, seat, consistent, key_of):
         chi2 = sum((counts[k] - expected) ** 2 / expected for k in consistent)
         df = len(consistent) - 1
         # far beyond the 99.9% point of chi-square with df degrees of freedom
-        assert chi2 < df + 4.5 * math.sqrt(2 * df) + 10, (chi2, df)
+        assert chi2 < chi2_bound(df), (chi2, df)
     else:
         cards = Counter(c for key in consistent for c in key)
         seen = Counter(c for key, m in counts.items() for c in key for _ in range(m))
@@ -206,7 +212,7 @@ def test_fishing_games_resample_is_uniform(impl, name, config, left):
     expected = n / len(consistent)
     chi2 = sum((counts[k] - expected) ** 2 / expected for k in consistent)
     df = len(consistent) - 1
-    assert chi2 < df + 4.5 * math.sqrt(2 * df) + 10, (chi2, df)
+    assert chi2 < chi2_bound(df), (chi2, df)
 
 
 # --------------------------------------------------------------------------------------------
@@ -339,4 +345,4 @@ def test_cuajo_resample_is_uniform_after_two_discards(impl):
     chi2 = sum((seen - e) ** 2 / e for e, seen in cells if e > 0)
     df = len(cells) - 1
     print(f"cuajo two discards {x} {y}: chi2 {chi2:.1f}, df {df}")
-    assert chi2 < df + 4.5 * math.sqrt(2 * df) + 10, (chi2, df, counts)
+    assert chi2 < chi2_bound(df), (chi2, df, counts)

@@ -92,12 +92,14 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
                 .expect("deserialize");
             assert!(copy.eq_dyn(state.as_ref()), "serialize round trip");
             assert_eq!(copy.information_state_string(steps % n).unwrap(), mine);
-            for seat in (0..n).filter(|_| steps % 13 == 0) {
-                assert_eq!(
-                    copy.information_state_string(seat).unwrap(),
-                    state.information_state_string(seat).unwrap(),
-                    "information state after a round trip"
-                );
+            if steps % 13 == 0 {
+                for seat in 0..n {
+                    assert_eq!(
+                        copy.information_state_string(seat).unwrap(),
+                        state.information_state_string(seat).unwrap(),
+                        "information state after a round trip"
+                    );
+                }
             }
         }
         // What a seat sees is the same in a world re-dealt from its point of view.
