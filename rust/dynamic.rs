@@ -466,23 +466,46 @@ impl<G: Game> Tracked<G> {
         out.history.extend_from_slice(&actions);
         out.deal_start = Arc::new(start);
         out.state = state;
-        if let Some(x) = out.chance.as_mut() {
-            // The explicit history says the same with the new cards and decisions.
-            let mut i = 0;
-            for m in &mut x.moves {
-                match m {
-                    Move::Action(a) => {
-                        *a = out.history[i];
-                        i += 1;
-                    }
-                    Move::Card { deal: e, pos, card } if *e as usize == deal => {
-                        *card = out.decks[deal][*pos as usize];
-                    }
-                    _ => {}
-                }
-            }
+        if self.chance.is_some() {
+            return self.explicit_redeal(&out);
         }
         Some(out)
+    }
+
+    /// The explicit-mode state of `redealt`, a re-deal of this state's current deal. Its moves
+    /// are rebuilt, not patched: the moves before the deal's first card, then the new deck's
+    /// cards and the new decisions as the deal's chance nodes ask for them. A re-deal may hold
+    /// more or fewer hidden decisions (a private rob decline), and so draw its cards at other
+    /// points of the history.
+    fn explicit_redeal(&self, redealt: &Self) -> Option<Self> {
+        let x = self.chance.as_ref()?;
+        let deal = self.state.deal_index();
+        let first = x
+            .moves
+            .iter()
+            .position(|m| matches!(m, Move::Card { deal: e, .. } if *e as usize == deal))?;
+        let mut t =
+            Tracked::<G>::new_explicit(self.config.clone(), self.seed, redealt.decks.clone());
+        for m in &x.moves[..first] {
+            t.apply_explicit(m.id()).ok()?;
+        }
+        let deck = &redealt.decks[deal];
+        let mut decisions = redealt.history[redealt.deal_start_at..].iter();
+        loop {
+            match t.chance.as_ref()?.node {
+                Node::Deal { deal: e, pos, .. } if e == deal => {
+                    t.apply_explicit(deck[pos].into()).ok()?;
+                }
+                Node::Ready => match decisions.next() {
+                    Some(a) => t.apply_explicit(a.index()).ok()?,
+                    None => break,
+                },
+                _ => return None,
+            }
+        }
+        t.state.set_rng(redealt.state.rng());
+        debug_assert!(t.state == redealt.state && t.history == redealt.history);
+        Some(t)
     }
 
     /// Proposals of the game until one fits what `seen` saw, in at most `RESAMPLE_ATTEMPTS`.

@@ -160,6 +160,8 @@ proptest! {
                 let seat = raw as usize % state.num_players();
                 let other = state.resample(seat, seed ^ step as u64).unwrap();
                 prop_assert_eq!(other.view(Some(seat)).unwrap(), state.view(Some(seat)).unwrap());
+                let copy = game.deserialize_state(&other.serialize()).unwrap();
+                prop_assert!(copy.eq_dyn(other.as_ref()), "a resampled world replays as itself");
             }
         }
         // Round trip, then a mangled copy: refused, or a state that is legal in itself.

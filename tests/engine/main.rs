@@ -285,6 +285,7 @@ fn check_explicit_playout(game: &dyn DynGame, seed: u64) {
             if seed == 0 && decisions % 19 == 0 {
                 let seat = (seed as usize + steps) % n;
                 let other = state.resample(seat, seed + steps as u64).unwrap();
+                assert_replays_as_itself(game, other.as_ref());
                 assert_eq!(other.current_player() == Some(seat), p == seat);
                 assert_eq!(
                     other.view(Some(seat)).unwrap(),
@@ -318,6 +319,66 @@ fn check_explicit_playout(game: &dyn DynGame, seed: u64) {
     );
     assert_rewards_add_up(&summed, &state.returns());
     assert_eq!(state.chance_outcomes(), []);
+}
+
+/// A state's text rebuilds the same state (a resampled world's history must replay as it).
+fn assert_replays_as_itself(game: &dyn DynGame, state: &dyn tapete::DynState) {
+    let copy = game
+        .deserialize_state(&state.serialize())
+        .unwrap_or_else(|e| panic!("{} {}: {e}", game.name(), state.serialize()));
+    assert!(copy.eq_dyn(state), "{}: {}", game.name(), state.serialize());
+}
+
+/// Explicit-mode resamples at every decision, for every seat, where re-dealt worlds may hold
+/// more or fewer hidden decisions than the true one (a private rob decline, Cuajo's hidden
+/// passes): each world is seen the same by the seat and its history replays as itself.
+#[test]
+fn explicit_resample_rebuilds_the_deals_history() {
+    use serde_json::json;
+    let configs = [
+        ("spoil_five", json!({"players": 3, "rob_policy": "penalty"})),
+        (
+            "spoil_five",
+            json!({"players": 4, "rob_policy": "optional", "rob_timing": "before_first_lead"}),
+        ),
+        (
+            "spoil_five",
+            json!({"players": 2, "rob_policy": "penalty", "rob_timing": "before_first_lead"}),
+        ),
+        ("cuajo", json!({})),
+    ];
+    for (name, mut config) in configs {
+        config["explicit_chance"] = true.into();
+        let game = load_game(name, config).unwrap();
+        let n = game.num_players();
+        for seed in 0..8u64 {
+            let mut state = game.new_state(seed, &[]).unwrap();
+            let mut rng = Rng::new(seed);
+            let mut legal = Vec::new();
+            for step in 0..60u64 {
+                if state.is_terminal() {
+                    break;
+                }
+                if !state.is_chance_node() {
+                    for seat in 0..n {
+                        let other = state.resample(seat, seed * 1000 + step).unwrap();
+                        assert_eq!(
+                            other.view(Some(seat)).unwrap(),
+                            state.view(Some(seat)).unwrap()
+                        );
+                        let to_act = state.current_player() == Some(seat);
+                        assert_eq!(other.current_player() == Some(seat), to_act);
+                        assert_replays_as_itself(game.as_ref(), other.as_ref());
+                    }
+                }
+                legal.clear();
+                state.legal_actions(&mut legal);
+                state
+                    .apply(legal[rng.below(legal.len() as u64) as usize])
+                    .unwrap();
+            }
+        }
+    }
 }
 
 /// A seeded game, replayed in the explicit mode with its own decks (and first dealer) as the
