@@ -122,7 +122,7 @@ def main() -> None:
     seeds = iter(range(10**9))
     for name in GAMES:
         game = tapete.load_game(name)
-        fifth, last = positions(game.new_initial_state, args.seed)
+        fifth, last = positions(lambda game=game: game.new_initial_state(args.seed), args.seed)
         for label, st in (("5th", fifth), ("last", last)):
             rows[f"{name} ({label})"] = primitives(
                 st, game, lambda s, p: s.resample_from_infostate(p, next(seeds))
@@ -144,7 +144,7 @@ def main() -> None:
         print(f"| hearts | pyspiel.ISMCTSBot, random rollouts | {rate:,.0f} it/s |")
     for name in GAMES:
         game = tapete.load_game(name)
-        fifth, _ = positions(game.new_initial_state, args.seed)
+        fifth, _ = positions(lambda game=game: game.new_initial_state(args.seed), args.seed)
         specs = ["", ",rollout=heuristic"] + ([",horizon=game"] if name == "spoil_five" else [])
         for extra in specs:
             spec = f"ismcts:iterations={n}{extra}"

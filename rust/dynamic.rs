@@ -163,10 +163,11 @@ impl<G: Game> Tracked<G> {
                 "the game is over: {action} cannot be applied"
             ));
         }
-        if let Some(why) = self.state.explain_illegal(action) {
-            return Err(crate::Error::IllegalAction(why));
+        if self.state.is_legal(action) {
+            return Ok(());
         }
-        Ok(())
+        let why = self.state.explain_illegal(action);
+        Err(crate::Error::IllegalAction(why.unwrap_or_default()))
     }
 
     /// Applies an action the caller knows to be legal (the batch environment checks it against
@@ -424,19 +425,20 @@ impl<G: Game> Tracked<G> {
 
     /// What `seat` sees of this state, for any number of re-deals of it ([`Tracked::seen_by`]
     /// once, then [`Tracked::resampled_state`] per world: what IS-MCTS does).
-    pub(crate) fn seen_by(&self, seat: usize) -> Seen<G::Action> {
+    pub(crate) fn seen_by(&self, seat: usize) -> Seen<G> {
         let mut legal = Vec::new();
         self.state.legal_actions(&mut legal);
         Seen {
             seat,
-            view: self.state.view(Some(seat)),
+            state: self.state.clone(),
+            view: OnceLock::new(),
             to_act: self.state.current_player() == Some(seat),
             legal,
         }
     }
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
-    pub(crate) fn resampled_state(&self, seen: &Seen<G::Action>, seed: u64) -> G {
+    pub(crate) fn resampled_state(&self, seen: &Seen<G>, seed: u64) -> G {
         match self.fitting_deal(seen, seed, None) {
             Some(fit) => fit.state,
             None => self.kept(seed).state,
@@ -509,12 +511,7 @@ impl<G: Game> Tracked<G> {
     }
 
     /// Proposals of the game until one fits what `seen` saw, in at most `RESAMPLE_ATTEMPTS`.
-    fn fitting_deal(
-        &self,
-        seen: &Seen<G::Action>,
-        seed: u64,
-        then: Option<G::Action>,
-    ) -> Option<Fit<G>> {
+    fn fitting_deal(&self, seen: &Seen<G>, seed: u64, then: Option<G::Action>) -> Option<Fit<G>> {
         let seat = seen.seat;
         let start = self.deal_start.as_ref();
         let acts = &self.history[self.deal_start_at..];
@@ -542,7 +539,7 @@ impl<G: Game> Tracked<G> {
                     continue;
                 }
             }
-            if s.view(Some(seat)) != seen.view {
+            if !seen.sees_same(&s) {
                 continue;
             }
             s.set_rng(rng);
@@ -560,11 +557,23 @@ impl<G: Game> Tracked<G> {
 }
 
 /// What a seat saw of a state: what every re-deal of it must show the seat too.
-pub(crate) struct Seen<A> {
+pub(crate) struct Seen<G: Game> {
     seat: usize,
-    view: Value,
+    state: G,
+    /// The seat's view of `state`, built only for games that compare views.
+    view: OnceLock<Value>,
     to_act: bool,
-    legal: Vec<A>,
+    legal: Vec<G::Action>,
+}
+
+impl<G: Game> Seen<G> {
+    /// Whether the seat sees in `other` what it saw ([`Game::sees_same`], or the views).
+    fn sees_same(&self, other: &G) -> bool {
+        other.sees_same(&self.state, self.seat).unwrap_or_else(|| {
+            other.view(Some(self.seat))
+                == *self.view.get_or_init(|| self.state.view(Some(self.seat)))
+        })
+    }
 }
 
 /// A re-deal that fits: its deck, its actions, the state at its start and now.
@@ -978,5 +987,111 @@ impl<G: Game> DynState for Tracked<G> {
             return self.chance_line();
         }
         self.state.render(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{cau_robat::CauRobat, cicera::Cicera, cuajo::Cuajo, spoil_five::SpoilFive};
+
+    /// `Game::sees_same` is exactly "the same view" (where a game answers it), on the pairs
+    /// determinisation compares and on pairs a field or two apart: the game's own raw re-deal
+    /// proposals, the states after every other legal action of the decision before, and the
+    /// same decision of another game. Both answers must occur, for every game.
+    fn check_sees_same<G: Game>(config: Value, games: u64) {
+        let game = GameOf::<G>::from_json(config.clone()).unwrap();
+        let n = G::num_players(&game.config);
+        let (mut same, mut differ) = (0, 0);
+        let mut check = |a: &G, b: &G| {
+            for seat in 0..n {
+                let Some(answer) = a.sees_same(b, seat) else {
+                    return;
+                };
+                let views = a.view(Some(seat)) == b.view(Some(seat));
+                assert_eq!(answer, views, "{} {config} seat {seat}", G::NAME);
+                if views {
+                    same += 1;
+                } else {
+                    differ += 1;
+                }
+            }
+        };
+        for seed in 0..games {
+            let mut t = Tracked::<G>::new(game.config.clone(), seed, Vec::new());
+            let mut other = Tracked::<G>::new(game.config.clone(), seed + 1000, Vec::new());
+            let mut rng = Rng::new(seed);
+            let mut legal = Vec::new();
+            let mut step = 0;
+            while !t.state.is_terminal() {
+                check(&t.state, &other.state);
+                let acts = &t.history[t.deal_start_at..];
+                for _ in 0..3 {
+                    if let Some((deck, new)) =
+                        G::resample_deal(&t.deal_start, acts, step % n, &mut rng)
+                    {
+                        let mut s = (*t.deal_start).clone();
+                        if G::PACK.check_deck(&deck).is_ok() {
+                            s.redeal(&deck);
+                            if new.iter().all(|&a| s.apply(a).is_ok()) {
+                                check(&t.state, &s);
+                            }
+                        }
+                    }
+                }
+                legal.clear();
+                t.state.legal_actions(&mut legal);
+                let pick = legal[rng.below(legal.len() as u64) as usize];
+                let mut after = t.state.clone();
+                after.apply_unchecked(pick);
+                for &a in legal.iter().filter(|&&a| a != pick) {
+                    let mut sibling = t.state.clone();
+                    sibling.apply_unchecked(a);
+                    check(&after, &sibling);
+                }
+                t.apply(pick).unwrap();
+                if !other.state.is_terminal() {
+                    legal.clear();
+                    other.state.legal_actions(&mut legal);
+                    let a = legal[rng.below(legal.len() as u64) as usize];
+                    other.apply(a).unwrap();
+                }
+                step += 1;
+            }
+        }
+        if G::NAME != "cuajo" {
+            assert!(
+                same > 0 && differ > 0,
+                "{} {config}: {same} same, {differ} differ",
+                G::NAME
+            );
+        }
+    }
+
+    #[test]
+    fn sees_same_is_comparing_views() {
+        use serde_json::json;
+        for config in [
+            json!({}),
+            json!({"players": 2, "rob_policy": "penalty", "rob_timing": "before_first_lead"}),
+            json!({"players": 6, "partnerships": [[0, 2, 4], [1, 3, 5]], "rob_policy": "optional"}),
+            json!({"players": 3, "rob_policy": "penalty", "num_deals": 2, "jinking": false}),
+        ] {
+            check_sees_same::<SpoilFive>(config, 12);
+        }
+        for config in [
+            json!({"max_hands": 2}),
+            json!({"game_mode": "single_hand", "deal_style": "packets", "packet_size": 6}),
+            json!({"game_mode": "single_hand", "capture_compulsory": true}),
+        ] {
+            check_sees_same::<Cicera>(config, 6);
+        }
+        for config in [
+            json!({"hands_to_win": 2}),
+            json!({"players": 3, "hands_to_win": 2, "stack_order": "played_on_top"}),
+        ] {
+            check_sees_same::<CauRobat>(config, 6);
+        }
+        check_sees_same::<Cuajo>(json!({}), 1);
     }
 }

@@ -91,6 +91,15 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Self::Action>)>;
 
+    /// Whether `seat` sees the same in `self` and in `other` (a state of the same game and
+    /// config): `Some(b)` with `b` exactly `view(Some(seat)) == other.view(Some(seat))`, told
+    /// without building the views; `None` if the game does not say, and the views are compared.
+    /// Determinisation asks it of every proposal, so it is on the search bots' hot path.
+    fn sees_same(&self, other: &Self, seat: usize) -> Option<bool> {
+        let _ = (other, seat);
+        None
+    }
+
     /// The game's rule-of-thumb player (the `heuristic` bot): one of `legal` (the current
     /// player's legal actions, ascending, never empty) chosen from what the current player may
     /// know, never from hidden cards; `rng` breaks ties. Deterministic given `rng`. Each rules
