@@ -66,6 +66,31 @@ impl Pack {
         }
     }
 
+    /// Appends the canonical string of card `id` (an id of the pack) to `out`.
+    pub fn write_name(&self, id: u8, out: &mut String) {
+        match (
+            self.ranks.get(self.rank(id) as usize),
+            self.suits.get(self.suit(id) as usize),
+        ) {
+            (Some(r), Some(s)) if (id as usize) < self.kinds() => {
+                out.push_str(r);
+                out.push_str(s);
+            }
+            _ => out.push_str(&self.name_of(id)),
+        }
+    }
+
+    /// [`Pack::parse`], with a quick path for canonical strings (what states are saved with).
+    pub fn parse_name(&self, text: &str) -> Result<u8> {
+        let canonical = text.len().checked_sub(1).and_then(|cut| {
+            let (rank, suit) = (text.get(..cut)?, text.get(cut..)?);
+            let r = self.ranks.iter().position(|&x| x == rank)?;
+            let s = self.suits.iter().position(|&x| x == suit)?;
+            Some(self.id(r as u8, s as u8))
+        });
+        canonical.map_or_else(|| self.parse(text), Ok)
+    }
+
     /// Parses a card string, case-insensitively: rank token then suit letter.
     pub fn parse(&self, text: &str) -> Result<u8> {
         let t = text.trim().to_ascii_uppercase();
@@ -100,7 +125,7 @@ impl Pack {
         let ids = cards
             .iter()
             .map(|c| {
-                self.parse(c.as_ref())
+                self.parse_name(c.as_ref())
                     .map_err(|e| crate::Error::Config(e.to_string()))
             })
             .collect::<Result<Vec<u8>>>()?;

@@ -7,8 +7,10 @@ use crate::chance::{Explicit, Move, Node};
 use crate::game::{check_seat, Action, Game};
 use crate::rng::Rng;
 use crate::{parse_err, Error, Result};
-use serde_json::{json, Value};
+use serde_json::value::RawValue;
+use serde_json::Value;
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -231,76 +233,97 @@ impl<G: Game> Tracked<G> {
         v
     }
 
+    /// The state as JSON text, written field by field: `game`, `config`, `seed`, `decks` (card
+    /// names), `rng` and `history` (action ids; in the explicit mode the moves, chance outcomes
+    /// included), compact, in that order.
     pub fn serialize(&self) -> String {
-        let pack = G::PACK;
-        let decks: Vec<Vec<String>> = self
-            .decks
-            .iter()
-            .map(|d| d.iter().map(|&c| pack.name_of(c)).collect())
-            .collect();
-        let history: Vec<usize> = match &self.chance {
-            Some(x) => x.moves.iter().map(|m| m.id()).collect(),
-            None => self.history.iter().map(|a| a.index()).collect(),
+        use std::fmt::Write;
+        let cards: usize = self.decks.iter().map(Vec::len).sum();
+        let mut out = String::with_capacity(256 + 5 * cards + 4 * self.history.len());
+        out.push_str("{\"game\":\"");
+        out.push_str(G::NAME);
+        out.push_str("\",\"config\":");
+        // The config's own fields, then `explicit_chance` when on (`config_json`'s text).
+        out.push_str(&serde_json::to_string(self.config.as_ref()).unwrap_or_default());
+        if self.chance.is_some() && out.ends_with('}') {
+            out.pop();
+            if !out.ends_with('{') {
+                out.push(',');
+            }
+            out.push_str("\"explicit_chance\":true}");
+        }
+        let _ = write!(out, ",\"seed\":{},\"decks\":[", self.seed);
+        for (i, deck) in self.decks.iter().enumerate() {
+            out.push_str(if i == 0 { "[" } else { ",[" });
+            for (j, &c) in deck.iter().enumerate() {
+                out.push_str(if j == 0 { "\"" } else { ",\"" });
+                G::PACK.write_name(c, &mut out);
+                out.push('"');
+            }
+            out.push(']');
+        }
+        let _ = write!(out, "],\"rng\":{},\"history\":[", self.state.rng().state);
+        let mut put = |i: usize, id: usize| {
+            let _ = write!(out, "{}{id}", if i == 0 { "" } else { "," });
         };
-        json!({
-            "game": G::NAME,
-            "config": self.config_json(),
-            "seed": self.seed,
-            "decks": decks,
-            "rng": self.state.rng().state,
-            "history": history,
-        })
-        .to_string()
+        match &self.chance {
+            Some(x) => x.moves.iter().enumerate().for_each(|(i, m)| put(i, m.id())),
+            None => self
+                .history
+                .iter()
+                .enumerate()
+                .for_each(|(i, a)| put(i, a.index())),
+        }
+        out.push_str("]}");
+        out
     }
 
-    /// Rebuilds a state by replaying its history through the checked `apply`.
+    /// Rebuilds a state from [`Tracked::serialize`]'s text by replaying its history through
+    /// the checked `apply`. The text is read into typed fields (card names borrowed, the config
+    /// kept as text and loaded once per thread for a run of states of one config).
     pub fn deserialize(text: &str) -> Result<Self> {
         let bad = |what: &str| parse_err!("corrupt serialized {} state: {what}", G::NAME);
-        let v: Value = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
-        if v.get("game").and_then(Value::as_str) != Some(G::NAME) {
+        // A struct would also be read from an array of positional values: only names count.
+        if !text.trim_start().starts_with('{') {
+            return Err(bad("it is not a JSON object of its fields"));
+        }
+        let saved: Saved<'_> = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+        if saved.game != G::NAME {
             return Err(bad("it is not a state of this game"));
         }
-        let game = GameOf::<G>::from_json(v.get("config").cloned().unwrap_or(Value::Null))
-            .map_err(|e| bad(&format!("config: {e}")))?;
-        let config = Arc::unwrap_or_clone(game.config);
-        let seed = v
-            .get("seed")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| bad("no seed"))?;
-        let rng = v
-            .get("rng")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| bad("no rng state"))?;
-        let decks: Vec<Vec<String>> =
-            serde_json::from_value(v.get("decks").cloned().unwrap_or(Value::Null))
-                .map_err(|e| bad(&format!("decks: {e}")))?;
-        if decks.is_empty() {
+        let game =
+            GameOf::<G>::from_text(saved.config.get()).map_err(|e| bad(&format!("config: {e}")))?;
+        if saved.decks.is_empty() {
             return Err(bad("no deck"));
         }
-        let decks = decks
+        let decks = saved
+            .decks
             .iter()
             .map(|d| G::PACK.parse_deck(d))
             .collect::<Result<Vec<_>>>()
             .map_err(|e| bad(&e.to_string()))?;
-        let history: Vec<usize> =
-            serde_json::from_value(v.get("history").cloned().unwrap_or(Value::Null))
-                .map_err(|e| bad(&format!("history: {e}")))?;
         let mut t = if game.explicit {
-            Tracked::<G>::new_explicit(Arc::new(config), seed, decks)
+            Tracked::<G>::new_explicit(game.config, saved.seed, decks)
         } else {
-            Tracked::<G>::new(Arc::new(config), seed, decks)
+            Tracked::<G>::new(game.config, saved.seed, decks)
         };
-        for (i, &a) in history.iter().enumerate() {
+        let last = saved.history.len().saturating_sub(1);
+        for (i, &a) in saved.history.iter().enumerate() {
             let applied = if t.chance.is_some() {
                 t.apply_explicit(a)
             } else {
                 let action = G::Action::from_index(a)
                     .ok_or_else(|| bad(&format!("action {a} out of range")))?;
-                t.apply(action)
+                match i == last {
+                    // Only the last action's returns before it are kept: the others are
+                    // stepped without them.
+                    true => t.apply(action),
+                    false => t.check(action).map(|()| t.step(action)),
+                }
             };
             applied.map_err(|e| bad(&format!("action {i}: {e}")))?;
         }
-        t.state.set_rng(Rng::new(rng));
+        t.state.set_rng(Rng::new(saved.rng));
         Ok(t)
     }
 
@@ -556,6 +579,30 @@ impl<G: Game> Tracked<G> {
     }
 }
 
+/// The fields of a serialized state ([`Tracked::serialize`]), read without a JSON tree.
+#[derive(serde::Deserialize)]
+struct Saved<'a> {
+    #[serde(borrow)]
+    game: Cow<'a, str>,
+    #[serde(borrow)]
+    config: &'a RawValue,
+    seed: u64,
+    #[serde(borrow)]
+    decks: Vec<Vec<Name<'a>>>,
+    rng: u64,
+    history: Vec<usize>,
+}
+
+/// A card name, borrowed from the text unless it was written with escapes.
+#[derive(serde::Deserialize)]
+struct Name<'a>(#[serde(borrow)] Cow<'a, str>);
+
+impl AsRef<str> for Name<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// What a seat saw of a state: what every re-deal of it must show the seat too.
 pub(crate) struct Seen<G: Game> {
     seat: usize,
@@ -611,6 +658,8 @@ pub trait DynGame: Send + Sync + Debug {
     /// `decks`: given decks of the first deals (card strings), possibly none.
     fn new_state(&self, seed: u64, decks: &[Vec<String>]) -> Result<Box<dyn DynState>>;
     fn deserialize_state(&self, text: &str) -> Result<Box<dyn DynState>>;
+    /// Whether `state` is a state of this game with this config.
+    fn owns(&self, state: &dyn DynState) -> bool;
     fn card_name(&self, id: u8) -> String;
     /// Random playouts of games `seed, seed + 1, …` on `threads` threads (`crate::bots`).
     /// (Seeded games only.)
@@ -677,6 +726,17 @@ pub trait DynState: Send + Sync + Debug {
     fn render(&self) -> String;
 }
 
+/// How many configs (of any game) [`GameOf::from_text`] keeps per thread.
+const LOADED_CONFIGS: usize = 8;
+
+/// A config read from text: the game type, the text, its `GameOf`.
+type Loaded = (std::any::TypeId, String, Box<dyn Any>);
+
+thread_local! {
+    /// The configs last read from text on this thread.
+    static LOADED: std::cell::RefCell<Vec<Loaded>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// A game type with its checked config.
 #[derive(Debug, Clone)]
 pub struct GameOf<G: Game> {
@@ -715,6 +775,30 @@ impl<G: Game> GameOf<G> {
             config: Arc::new(config),
             explicit,
         })
+    }
+
+    /// [`GameOf::from_json`] of a config's JSON text. The last few configs read on this thread
+    /// are kept: reading many states of one game loads its config once.
+    pub fn from_text(text: &str) -> Result<Self> {
+        let id = std::any::TypeId::of::<G>();
+        let kept = LOADED.with_borrow(|loaded| {
+            loaded
+                .iter()
+                .find(|(g, t, _)| *g == id && t == text)
+                .and_then(|(_, _, game)| game.downcast_ref::<Self>().cloned())
+        });
+        if let Some(game) = kept {
+            return Ok(game);
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| crate::parse_err!("{e}"))?;
+        let game = Self::from_json(value)?;
+        LOADED.with_borrow_mut(|loaded| {
+            if loaded.len() == LOADED_CONFIGS {
+                loaded.remove(0);
+            }
+            loaded.push((id, text.to_string(), Box::new(game.clone())));
+        });
+        Ok(game)
     }
 
     pub(crate) fn from_config(config: Arc<G::Config>) -> Self {
@@ -796,6 +880,12 @@ impl<G: Game> DynGame for GameOf<G> {
     }
     fn deserialize_state(&self, text: &str) -> Result<Box<dyn DynState>> {
         Ok(Box::new(Tracked::<G>::deserialize(text)?))
+    }
+    fn owns(&self, state: &dyn DynState) -> bool {
+        state
+            .as_any()
+            .downcast_ref::<Tracked<G>>()
+            .is_some_and(|t| t.config == self.config && t.chance.is_some() == self.explicit)
     }
     fn card_name(&self, id: u8) -> String {
         G::PACK.name_of(id)
@@ -1066,6 +1156,65 @@ mod tests {
                 G::NAME
             );
         }
+    }
+
+    /// The text `serialize` writes by hand is the compact JSON of its fields, and reads back.
+    fn check_serialize<G: Game>(config: Value) {
+        for explicit in [false, true] {
+            let mut config = config.clone();
+            config["explicit_chance"] = explicit.into();
+            let game = GameOf::<G>::from_json(config).unwrap();
+            for seed in 0..3 {
+                let mut t = match explicit {
+                    true => Tracked::<G>::new_explicit(game.config.clone(), seed, Vec::new()),
+                    false => Tracked::<G>::new(game.config.clone(), seed, Vec::new()),
+                };
+                let mut rng = Rng::new(seed);
+                let mut legal = Vec::new();
+                for step in 0.. {
+                    if step % 11 == 0 || t.is_terminal() {
+                        let history: Vec<usize> = match &t.chance {
+                            Some(x) => x.moves.iter().map(|m| m.id()).collect(),
+                            None => t.history.iter().map(|a| a.index()).collect(),
+                        };
+                        let decks: Vec<Vec<String>> = t
+                            .decks
+                            .iter()
+                            .map(|d| d.iter().map(|&c| G::PACK.name_of(c)).collect())
+                            .collect();
+                        let fields = serde_json::json!({
+                            "game": G::NAME,
+                            "config": t.config_json(),
+                            "seed": t.seed,
+                            "decks": decks,
+                            "rng": t.state.rng().state,
+                            "history": history,
+                        });
+                        let text = t.serialize();
+                        assert_eq!(text, fields.to_string());
+                        let back = Tracked::<G>::deserialize(&text).unwrap();
+                        assert!(back.eq_dyn(&t), "{text}");
+                        assert_eq!(back.rewards(), t.rewards());
+                    }
+                    if t.is_terminal() {
+                        break;
+                    }
+                    legal.clear();
+                    DynState::legal_actions(&t, &mut legal);
+                    let id = legal[rng.below(legal.len() as u64) as usize];
+                    DynState::apply(&mut t, id).unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn serialize_writes_the_json_of_its_fields() {
+        use serde_json::json;
+        check_serialize::<SpoilFive>(json!({"num_deals": 2}));
+        check_serialize::<Cicera>(json!({"max_hands": 2}));
+        check_serialize::<CauRobat>(json!({"hands_to_win": 2}));
+        check_serialize::<Cuajo>(json!({}));
     }
 
     #[test]

@@ -1,30 +1,68 @@
 //! Games by name, built from the one registration list in `for_each_game!`.
 
-use crate::dynamic::{DynGame, GameOf};
+use crate::dynamic::{DynGame, DynState, GameOf, Tracked};
 use crate::game::Game;
 use crate::{config_err, Result};
 use serde_json::Value;
 
-type Loader = fn(Value) -> Result<Box<dyn DynGame>>;
+/// A registered game: its name, how to load it from a config, how to read a saved state.
+struct Entry {
+    name: &'static str,
+    load: fn(Value) -> Result<Box<dyn DynGame>>,
+    read: fn(&str) -> Result<Box<dyn DynState>>,
+}
 
-fn loader<G: Game>(config: Value) -> Result<Box<dyn DynGame>> {
+fn load<G: Game>(config: Value) -> Result<Box<dyn DynGame>> {
     Ok(Box::new(GameOf::<G>::from_json(config)?))
 }
 
-fn games() -> Vec<(&'static str, Loader)> {
-    let mut out: Vec<(&'static str, Loader)> = Vec::new();
+fn read<G: Game>(text: &str) -> Result<Box<dyn DynState>> {
+    Ok(Box::new(Tracked::<G>::deserialize(text)?))
+}
+
+fn games() -> Vec<Entry> {
+    let mut out = Vec::new();
     macro_rules! register {
         ($g:ty) => {
-            out.push((<$g as Game>::NAME, loader::<$g>));
+            out.push(Entry {
+                name: <$g as Game>::NAME,
+                load: load::<$g>,
+                read: read::<$g>,
+            });
         };
     }
     crate::for_each_game!(register);
     out
 }
 
+/// The registered game of that name, or the error that lists the games.
+fn entry(name: &str) -> Result<Entry> {
+    games().into_iter().find(|e| e.name == name).ok_or_else(|| {
+        config_err!(
+            "unknown game {}; the games are: {}",
+            crate::error::quoted(name),
+            list_games().join(", ")
+        )
+    })
+}
+
 /// The registered games' names, in registration order.
 pub fn list_games() -> Vec<&'static str> {
-    games().into_iter().map(|(name, _)| name).collect()
+    games().into_iter().map(|e| e.name).collect()
+}
+
+/// A saved state ([`DynState::serialize`]) of any game, read once: the game named in it, its
+/// config and history. ParseError for anything else.
+pub fn read_state(text: &str) -> Result<Box<dyn DynState>> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        game: std::borrow::Cow<'a, str>,
+    }
+    let head: Head<'_> = serde_json::from_str(text)
+        .map_err(|e| crate::parse_err!("corrupt serialized state: {e}"))?;
+    let e = entry(&head.game).map_err(|e| crate::parse_err!("corrupt serialized state: {e}"))?;
+    (e.read)(text)
 }
 
 /// A game by name with a JSON object of config values (`{}` or null for the defaults).
@@ -34,12 +72,5 @@ pub fn load_game(name: &str, config: Value) -> Result<Box<dyn DynGame>> {
     } else {
         config
     };
-    match games().into_iter().find(|(n, _)| *n == name) {
-        Some((_, load)) => load(config),
-        None => Err(config_err!(
-            "unknown game {}; the games are: {}",
-            crate::error::quoted(name),
-            list_games().join(", ")
-        )),
-    }
+    (entry(name)?.load)(config)
 }

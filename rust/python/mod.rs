@@ -427,7 +427,7 @@ impl PyGame {
     fn deserialize_state(&self, data: &Bound<'_, PyAny>) -> PyResult<PyState> {
         let text = text_arg(data, "a serialized state", parse_error)?;
         let state = self.inner.deserialize_state(&text).py_err()?;
-        if state.game().config() != self.inner.config() {
+        if !self.inner.owns(state.as_ref()) {
             return Err(to_py(Error::Parse(
                 "the serialized state belongs to a game with another config".into(),
             )));
@@ -766,13 +766,8 @@ fn _game_from_json(name: &Bound<'_, PyAny>, config: &Bound<'_, PyAny>) -> PyResu
 #[pyfunction]
 fn _state_from_json(data: &Bound<'_, PyAny>) -> PyResult<PyState> {
     let data = &text_arg(data, "a serialized state", parse_error)?;
-    let v: Value = serde_json::from_str(data)
-        .map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
-    let name = v.get("game").and_then(Value::as_str).unwrap_or_default();
-    let game = registry::load_game(name, v.get("config").cloned().unwrap_or(Value::Null))
-        .map_err(|e| to_py(Error::Parse(format!("corrupt serialized state: {e}"))))?;
     Ok(PyState {
-        inner: game.deserialize_state(data).py_err()?,
+        inner: registry::read_state(data).py_err()?,
     })
 }
 
