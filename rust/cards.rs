@@ -82,10 +82,14 @@ impl Pack {
 
     /// [`Pack::parse`], with a quick path for canonical strings (what states are saved with).
     pub fn parse_name(&self, text: &str) -> Result<u8> {
+        // Byte by byte: tokens are one or two letters, too short for `memcmp` to pay.
+        let same = |token: &str, bytes: &[u8]| {
+            token.len() == bytes.len() && token.bytes().zip(bytes).all(|(a, &b)| a == b)
+        };
         let canonical = text.len().checked_sub(1).and_then(|cut| {
-            let (rank, suit) = (text.get(..cut)?, text.get(cut..)?);
-            let r = self.ranks.iter().position(|&x| x == rank)?;
-            let s = self.suits.iter().position(|&x| x == suit)?;
+            let (rank, suit) = text.as_bytes().split_at(cut);
+            let r = self.ranks.iter().position(|x| same(x, rank))?;
+            let s = self.suits.iter().position(|x| same(x, suit))?;
             Some(self.id(r as u8, s as u8))
         });
         canonical.map_or_else(|| self.parse(text), Ok)

@@ -222,7 +222,8 @@ impl<G: Game> Tracked<G> {
     }
 
     /// The config as serialized: `explicit_chance` only when on, so that a seeded state's
-    /// text is what it was before the option existed.
+    /// text is what it was before the option existed (`serialize` writes this text itself).
+    #[cfg(test)]
     fn config_json(&self) -> Value {
         let mut v = config_json::<G>(&self.config, self.chance.is_some());
         if self.chance.is_none() {
@@ -479,9 +480,10 @@ impl<G: Game> Tracked<G> {
         let Fit {
             deck,
             actions,
-            start,
             state,
         } = self.fitting_deal(&self.seen_by(seat), seed, then)?;
+        let mut start = (*self.deal_start).clone();
+        start.redeal(&deck);
         let deal = self.state.deal_index();
         let mut out = self.clone();
         out.decks.truncate(deal);
@@ -566,12 +568,9 @@ impl<G: Game> Tracked<G> {
                 continue;
             }
             s.set_rng(rng);
-            let mut new_start = start.clone();
-            new_start.redeal(&deck);
             return Some(Fit {
                 deck,
                 actions: new_acts,
-                start: new_start,
                 state: s,
             });
         }
@@ -623,11 +622,10 @@ impl<G: Game> Seen<G> {
     }
 }
 
-/// A re-deal that fits: its deck, its actions, the state at its start and now.
+/// A re-deal that fits: its deck, its actions and the state now.
 struct Fit<G: Game> {
     deck: Vec<u8>,
     actions: Vec<G::Action>,
-    start: G,
     state: G,
 }
 

@@ -46,41 +46,81 @@ pub fn deal(cards: &[u8], allowed: &[u32], sizes: &[usize], rng: &mut Rng) -> Op
     if masks.contains(&0) {
         return None;
     }
-    let free = masks.iter().all(|&m| m == all);
-    let mut order: Vec<usize> = (0..cards.len()).collect();
-    let tries = if free { 1 } else { QUICK_TRIES };
+    let mut order = Shuffle::new(&masks, all, sizes);
+    let tries = if order.restricted == 0 {
+        1
+    } else {
+        QUICK_TRIES
+    };
     for _ in 0..tries {
-        if let Some(out) = shuffled(cards, &masks, sizes, &mut order, rng) {
+        if let Some(out) = order.try_deal(cards, &masks, rng) {
             return Some(out);
         }
     }
     match Counted::new(&masks, sizes) {
         Some(counted) if counted.total() > 0.0 => Some(counted.draw(cards, &masks, rng)),
         Some(_) => None,
-        None => (0..SLOW_TRIES).find_map(|_| shuffled(cards, &masks, sizes, &mut order, rng)),
+        None => (0..SLOW_TRIES).find_map(|_| order.try_deal(cards, &masks, rng)),
     }
 }
 
-/// One uniformly random order cut into the places; `None` if a card lands where it may not.
-fn shuffled(
-    cards: &[u8],
-    masks: &[u32],
-    sizes: &[usize],
-    order: &mut [usize],
-    rng: &mut Rng,
-) -> Option<Vec<Vec<u8>>> {
-    rng.shuffle(order);
-    let mut out = Vec::with_capacity(sizes.len());
-    let mut at = 0;
-    for (p, &size) in sizes.iter().enumerate() {
-        let chunk = &order[at..at + size];
-        if chunk.iter().any(|&i| masks[i] & (1 << p) == 0) {
-            return None;
+/// Plain shuffles, cut into the places and kept only if every card fits: a uniformly random
+/// order is a uniformly random position for each card in turn, so the cards whose masks
+/// restrict them are placed first and a try stops at the first that lands where it may not
+/// (the tries kept are those a whole shuffle would keep); the others fill the rest.
+struct Shuffle {
+    /// Card indices, the restricted ones first.
+    cards: Vec<usize>,
+    restricted: usize,
+    /// The place of every position.
+    place_of: Vec<u8>,
+    sizes: Vec<usize>,
+    /// Positions, drawn without replacement.
+    positions: Vec<usize>,
+}
+
+impl Shuffle {
+    fn new(masks: &[u32], all: u32, sizes: &[usize]) -> Self {
+        let is_free = |i: &usize| masks[*i] == all;
+        let mut cards: Vec<usize> = (0..masks.len()).filter(|i| !is_free(i)).collect();
+        let restricted = cards.len();
+        cards.extend((0..masks.len()).filter(is_free));
+        let place_of = sizes
+            .iter()
+            .enumerate()
+            .flat_map(|(p, &size)| std::iter::repeat_n(p as u8, size))
+            .collect();
+        Shuffle {
+            cards,
+            restricted,
+            place_of,
+            sizes: sizes.to_vec(),
+            positions: (0..masks.len()).collect(),
         }
-        out.push(chunk.iter().map(|&i| cards[i]).collect());
-        at += size;
     }
-    Some(out)
+
+    /// One try; `None` if a card lands where it may not.
+    fn try_deal(&mut self, cards: &[u8], masks: &[u32], rng: &mut Rng) -> Option<Vec<Vec<u8>>> {
+        let n = self.positions.len();
+        for k in 0..n {
+            self.positions
+                .swap(k, k + rng.below((n - k) as u64) as usize);
+            let i = self.cards[k];
+            if k < self.restricted && masks[i] & (1 << self.place_of[self.positions[k]]) == 0 {
+                return None;
+            }
+        }
+        let mut out: Vec<Vec<u8>> = self.sizes.iter().map(|&s| vec![0; s]).collect();
+        let mut first = vec![0usize; self.sizes.len()];
+        for p in 1..first.len() {
+            first[p] = first[p - 1] + self.sizes[p - 1];
+        }
+        for (&i, &at) in self.cards.iter().zip(&self.positions) {
+            let p = self.place_of[at] as usize;
+            out[p][at - first[p]] = cards[i];
+        }
+        Some(out)
+    }
 }
 
 /// The number of fitting deals, by class of cards with the same mask: `count(p, r)` is the
