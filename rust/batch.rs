@@ -248,9 +248,11 @@ impl<G: Game> VectorEnv<G> {
             return Err(config_err!("num_envs must be 1..={MAX_ENVS}, got {n}"));
         }
         let threads = settings.threads.clamp(1, n);
+        // The calling thread steps the first block itself: the pool has one thread less, so
+        // that no more threads than asked for compete for the cores.
         let pool = if threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+                .num_threads(threads - 1)
                 .build()
                 .map_err(|e| config_err!("cannot start {threads} threads: {e}"))?;
             Some(pool)
@@ -292,13 +294,15 @@ impl<G: Game> VectorEnv<G> {
         };
         let block = n.div_ceil(self.threads);
         let mut parts: Vec<Vec<T>> = (0..self.threads).map(|_| Vec::new()).collect();
-        pool.scope(|s| {
-            for (b, part) in parts.iter_mut().enumerate() {
-                let (make, shared) = (&make, &self.shared);
-                let first = (b * block).min(n);
+        let (make, shared) = (&make, &self.shared);
+        pool.in_place_scope(|s| {
+            let (own, others) = parts.split_first_mut().expect("two threads or more");
+            for (b, part) in others.iter_mut().enumerate() {
+                let first = ((b + 1) * block).min(n);
                 let len = block.min(n - first);
                 s.spawn(move |_| *part = make(shared, first, len));
             }
+            *own = make(shared, 0, block.min(n));
         });
         parts.into_iter().flatten().collect()
     }
@@ -311,10 +315,17 @@ impl<G: Game> VectorEnv<G> {
             return shared.step_block(&mut self.slots, 0, actions, out);
         };
         let block = self.slots.len().div_ceil(self.threads);
-        pool.scope(|s| {
+        pool.in_place_scope(|s| {
+            let mut own = None;
             for (b, slots) in self.slots.chunks_mut(block).enumerate() {
                 let part = out.split_off_front(slots.len(), row, G::Action::COUNT, seats);
-                s.spawn(move |_| shared.step_block(slots, b * block, actions, part));
+                match b {
+                    0 => own = Some((slots, part)),
+                    _ => s.spawn(move |_| shared.step_block(slots, b * block, actions, part)),
+                }
+            }
+            if let Some((slots, part)) = own {
+                shared.step_block(slots, 0, actions, part);
             }
         });
     }

@@ -16,6 +16,13 @@ const RANKS: usize = 10;
 /// The printed rank of each rank index.
 pub const RANK_VALUES: [u8; RANKS] = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
 
+/// Per rank, a quarter for each card of `set` of that rank.
+fn quarters(set: u64, out: &mut [f32]) {
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = 0.25 * (set & rank_cards(r)).count_ones() as f32;
+    }
+}
+
 const fn rank_of(c: u8) -> usize {
     (c / 4) as usize
 }
@@ -292,12 +299,15 @@ struct HandRecord {
 struct Pile {
     cards: [u8; 40],
     len: u8,
+    /// The same cards as a set (the observation counts them by rank).
+    set: u64,
 }
 
 impl Pile {
     const EMPTY: Pile = Pile {
         cards: [0; 40],
         len: 0,
+        set: 0,
     };
 
     fn top(&self) -> Option<u8> {
@@ -307,11 +317,13 @@ impl Pile {
     fn push(&mut self, c: u8) {
         self.cards[self.len as usize] = c;
         self.len += 1;
+        self.set |= bit(c);
     }
 
     fn pop(&mut self) -> Option<u8> {
         let c = self.top()?;
         self.len -= 1;
+        self.set &= !bit(c);
         Some(c)
     }
 
@@ -1126,9 +1138,7 @@ impl Game for CauRobat {
             let pile = &self.piles[q];
             out[o] = (pile.len as f64 / 40.0) as f32;
             out[o + 1 + pile.top().map_or(RANKS, rank_of)] = 1.0;
-            for &c in pile.as_slice() {
-                out[o + 12 + rank_of(c)] += 0.25;
-            }
+            quarters(pile.set, &mut out[o + 12..o + 22]);
         }
         let b = block(5);
         for q in 0..n {
@@ -1160,9 +1170,7 @@ impl Game for CauRobat {
         }
         out[b + 5] = (self.rules.hands_to_win as f64 / 100.0) as f32;
         let b = block(10);
-        for c in ids(self.unseen(seat)) {
-            out[b + rank_of(c)] += 0.25;
-        }
+        quarters(self.unseen(seat), &mut out[b..b + RANKS]);
         debug_assert_eq!(at, out.len());
     }
 
