@@ -456,17 +456,25 @@ impl<G: Game> Tracked<G> {
             seat,
             state: self.state.clone(),
             view: OnceLock::new(),
+            failed: Default::default(),
             to_act: self.state.current_player() == Some(seat),
             legal,
         }
     }
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
+    /// Once a search has found no fitting deal (a rare Cuajo position, docs/engine.md), its
+    /// next worlds keep the hidden cards at once: another million proposals would almost surely
+    /// fail again.
     pub(crate) fn resampled_state(&self, seen: &Seen<G>, seed: u64) -> G {
-        match self.fitting_deal(seen, seed, None) {
-            Some(fit) => fit.state,
-            None => self.kept(seed).state,
+        use std::sync::atomic::Ordering::Relaxed;
+        if !seen.failed.load(Relaxed) {
+            if let Some(fit) = self.fitting_deal(seen, seed, None) {
+                return fit.state;
+            }
+            seen.failed.store(true, Relaxed);
         }
+        self.kept(seed).state
     }
 
     /// The determinisation of the current deal: proposals until one fits (`then`: an action
@@ -608,6 +616,8 @@ pub(crate) struct Seen<G: Game> {
     state: G,
     /// The seat's view of `state`, built only for games that compare views.
     view: OnceLock<Value>,
+    /// A determinisation of it found no fitting deal.
+    failed: std::sync::atomic::AtomicBool,
     to_act: bool,
     legal: Vec<G::Action>,
 }
