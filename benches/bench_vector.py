@@ -4,7 +4,8 @@ For each game: env-steps per second of `VectorEnv.step(env.random_actions(t))` w
 observe="current" (1 and 2 threads), of the Python loop that steps the same number of single
 states and fetches `observation_tensor` + `legal_actions_mask` after every step, and of the
 write-only limit (allocating and filling the same observation bytes, as `np.ones` does).
-Optionally pgx (JAX on CPU) on its closest card game. Medians of several rounds. Never in CI.
+Optionally pgx (JAX on CPU) on its closest card game. Medians of several rounds, the rounds of
+one game's four measurements interleaved. Never in CI.
 """
 
 from __future__ import annotations
@@ -112,13 +113,21 @@ def pgx_loop(n: int, steps: int) -> tuple[str, Callable[[], int]] | None:
 
 
 def median_rate(run: Callable[[], int], rounds: int) -> float:
-    run()  # warm up (and compile, for pgx)
-    rates = []
+    return median_rates([run], rounds)[0]
+
+
+def median_rates(runs: list[Callable[[], int]], rounds: int) -> list[float]:
+    """The median rate of each run, their rounds interleaved (one round of each in turn), so
+    that the machine's drift over the minutes of a run weighs on all of them alike."""
+    for run in runs:
+        run()  # warm up (and compile, for pgx)
+    rates: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
-        start = time.perf_counter()
-        done = run()
-        rates.append(done / (time.perf_counter() - start))
-    return statistics.median(rates)
+        for run, out in zip(runs, rates, strict=True):
+            start = time.perf_counter()
+            done = run()
+            out.append(done / (time.perf_counter() - start))
+    return [statistics.median(r) for r in rates]
 
 
 def main() -> None:
@@ -144,10 +153,15 @@ def main() -> None:
     n, steps, rounds = args.envs, args.steps, args.rounds
     for name in args.games:
         # The loop is slow: fewer steps a round, the same rate.
-        loop = median_rate(python_loop(name, n, max(1, steps // 10)), rounds)
-        one = median_rate(vector(name, n, 1, steps), rounds)
-        two = median_rate(vector(name, n, 2, steps), rounds)
-        limit = median_rate(write_limit(name, n, steps), rounds)
+        loop, one, two, limit = median_rates(
+            [
+                python_loop(name, n, max(1, steps // 10)),
+                vector(name, n, 1, steps),
+                vector(name, n, 2, steps),
+                write_limit(name, n, steps),
+            ],
+            rounds,
+        )
         print(
             f"{name:<11} {loop / 1e6:7.3f} {one / 1e6:7.3f} {two / 1e6:7.3f} "
             f"{limit / 1e6:7.2f} {one / loop:8.1f}x {two / one:5.2f}x {limit / one:9.1f}x"
