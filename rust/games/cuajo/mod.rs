@@ -13,7 +13,9 @@ use crate::{config_err, parse_err, Result};
 use eval::{is_king, kind, partitionable, rank_of, suit_of, total, Counts, Melds, KINDS, KING};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 
 const PACK: &Pack = &CUAJO_112;
 const SEATS: usize = 4;
@@ -1906,7 +1908,7 @@ impl Game for Cuajo {
         seat: usize,
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
-        let plan = Unseen::of(start, actions, seat)?;
+        let plan = Unseen::cached(start, actions, seat)?;
         (0..PROPOSALS).find_map(|_| plan.propose(start, actions, seat, rng))
     }
 }
@@ -2141,7 +2143,29 @@ struct Unseen {
     ready: Option<(usize, ready::Ready)>,
 }
 
+/// A plan with the deal start, actions and seat it was made for.
+type Planned = (Cuajo, Vec<Action>, usize, Option<Rc<Unseen>>);
+
+thread_local! {
+    /// The last plan made on this thread: a determinisation asks for thousands of proposals of
+    /// one position (IS-MCTS, one per iteration), and the plan (a replay, the counted complete
+    /// hands of a purro seat) costs far more than a proposal.
+    static PLANNED: RefCell<Option<Planned>> = const { RefCell::new(None) };
+}
+
 impl Unseen {
+    /// [`Unseen::of`], made once per position on each thread (a pure function of its inputs).
+    fn cached(start: &Cuajo, actions: &[Action], seat: usize) -> Option<Rc<Self>> {
+        PLANNED.with_borrow_mut(|planned| match planned {
+            Some((s, a, q, plan)) if *q == seat && a == actions && s == start => plan.clone(),
+            _ => {
+                let plan = Self::of(start, actions, seat).map(Rc::new);
+                *planned = Some((start.clone(), actions.to_vec(), seat, plan.clone()));
+                plan
+            }
+        })
+    }
+
     fn of(start: &Cuajo, actions: &[Action], seat: usize) -> Option<Self> {
         let mut u = Unseen {
             slots: Default::default(),
