@@ -452,8 +452,10 @@ impl<G: Game> Tracked<G> {
     pub(crate) fn seen_by(&self, seat: usize) -> Seen<G> {
         let mut legal = Vec::new();
         self.state.legal_actions(&mut legal);
+        let actions = &self.history[self.deal_start_at..];
         Seen {
             seat,
+            known: G::known(&self.deal_start, actions, seat),
             state: self.state.clone(),
             view: OnceLock::new(),
             failed: Default::default(),
@@ -548,10 +550,12 @@ impl<G: Game> Tracked<G> {
         let seat = seen.seat;
         let start = self.deal_start.as_ref();
         let acts = &self.history[self.deal_start_at..];
+        let known = seen.known.as_ref()?;
         let mut rng = Rng::new(seed);
         let mut other = Vec::new();
         for _ in 0..RESAMPLE_ATTEMPTS {
-            let Some((deck, new_acts)) = G::resample_deal(start, acts, seat, &mut rng) else {
+            let Some((deck, new_acts)) = G::resample_deal(known, start, acts, seat, &mut rng)
+            else {
                 continue;
             };
             if G::PACK.check_deck(&deck).is_err() {
@@ -613,6 +617,8 @@ impl AsRef<str> for Name<'_> {
 /// What a seat saw of a state: what every re-deal of it must show the seat too.
 pub(crate) struct Seen<G: Game> {
     seat: usize,
+    /// What the seat knows of the current deal, for the game's proposals.
+    known: Option<G::Known>,
     state: G,
     /// The seat's view of `state`, built only for games that compare views.
     view: OnceLock<Value>,
@@ -1124,10 +1130,12 @@ mod tests {
             while !t.state.is_terminal() {
                 check(&t.state, &other.state);
                 let acts = &t.history[t.deal_start_at..];
+                let known = G::known(&t.deal_start, acts, step % n);
                 for _ in 0..3 {
-                    if let Some((deck, new)) =
-                        G::resample_deal(&t.deal_start, acts, step % n, &mut rng)
-                    {
+                    let proposal = known
+                        .as_ref()
+                        .and_then(|k| G::resample_deal(k, &t.deal_start, acts, step % n, &mut rng));
+                    if let Some((deck, new)) = proposal {
                         let mut s = (*t.deal_start).clone();
                         if G::PACK.check_deck(&deck).is_ok() {
                             s.redeal(&deck);

@@ -81,10 +81,18 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn deal_summary(&self, seat: usize) -> String;
     /// How `seat` sees `action` taken now by the current player; `None` if it sees nothing.
     fn action_seen_by(&self, action: Self::Action, seat: usize) -> Option<String>;
-    /// Proposes a re-deal of a deal for determinisation: given the state when the deal started
-    /// and the actions taken in it since, a deck and actions (hidden ones may change) that
-    /// `seat` could not tell apart. `None` if this attempt failed; the caller checks and retries.
+    /// What `seat` knows of a deal that every re-deal of it must keep (the cards it saw, what it
+    /// inferred), worked out once for all the proposals of a determinisation: a search asks
+    /// for one per iteration.
+    type Known;
+    /// What `seat` knows of the deal that started at `start` and went on with `actions`;
+    /// `None` if no re-deal of it can be proposed.
+    fn known(start: &Self, actions: &[Self::Action], seat: usize) -> Option<Self::Known>;
+    /// Proposes a re-deal of that deal for determinisation: a deck and actions (hidden ones may
+    /// change) that `seat` could not tell apart. `None` if this attempt failed; the caller
+    /// checks and retries.
     fn resample_deal(
+        known: &Self::Known,
         start: &Self,
         actions: &[Self::Action],
         seat: usize,

@@ -295,6 +295,16 @@ struct HandRecord {
     winners: u8,
 }
 
+/// What a seat knows of the other players' hands (determinisation): their held cards, the
+/// hands (`others`, in order) each card may be in, and every hand now.
+pub struct Unseen {
+    others: Vec<usize>,
+    cards: Vec<u8>,
+    allowed: Vec<u32>,
+    sizes: Vec<usize>,
+    hands: [u64; MAX_PLAYERS],
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Pile {
     cards: [u8; 40],
@@ -1281,12 +1291,9 @@ impl Game for CauRobat {
         self.heuristic(legal, rng)
     }
 
-    fn resample_deal(
-        start: &Self,
-        actions: &[Action],
-        seat: usize,
-        rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    type Known = Unseen;
+
+    fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Unseen> {
         let n = start.n();
         // A player who played a card of some rank held no lower card id of that rank then.
         let mut forbidden = [0u64; MAX_PLAYERS];
@@ -1298,8 +1305,7 @@ impl Game for CauRobat {
             forbidden[q] |= rank_cards(r) & (bit(card) - 1);
             s.apply_unchecked(a);
         }
-        // Deal the other players' held cards again, uniformly among the deals that keep every
-        // card out of the hands it cannot be in.
+        // The other players' held cards, and the hands each may be in.
         let others: Vec<usize> = (0..n).filter(|&q| q != seat).collect();
         let cards: Vec<u8> = others.iter().flat_map(|&q| ids(s.hands[q])).collect();
         let allowed: Vec<u32> = cards
@@ -1314,7 +1320,32 @@ impl Game for CauRobat {
             .iter()
             .map(|&q| s.hands[q].count_ones() as usize)
             .collect();
-        let dealt = crate::sampling::deal(&cards, &allowed, &sizes, rng)?;
+        Some(Unseen {
+            others,
+            cards,
+            allowed,
+            sizes,
+            hands: s.hands,
+        })
+    }
+
+    fn resample_deal(
+        known: &Unseen,
+        start: &Self,
+        actions: &[Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        let Unseen {
+            others,
+            cards,
+            allowed,
+            sizes,
+            hands,
+        } = known;
+        // Deal the other players' held cards again, uniformly among the deals that keep every
+        // card out of the hands it cannot be in.
+        let dealt = crate::sampling::deal(cards, allowed, sizes, rng)?;
         // The deck in canonical form: the table first, then the hand-dealing sequence, where
         // each held card of another seat takes the place of one that seat still holds.
         let mut new_cards: [Vec<u8>; MAX_PLAYERS] = Default::default();
@@ -1332,7 +1363,7 @@ impl Game for CauRobat {
             }
             let q = start.rules.recipient(start.dealer as usize, i);
             i += 1;
-            deck.push(if q != seat && s.hands[q] & bit(c) != 0 {
+            deck.push(if q != seat && hands[q] & bit(c) != 0 {
                 new_cards[q].pop()?
             } else {
                 c

@@ -1601,12 +1601,10 @@ impl Game for Cicera {
         )
     }
 
-    fn resample_deal(
-        start: &Self,
-        actions: &[Action],
-        seat: usize,
-        rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    /// The deck positions of the cards the viewer has not seen.
+    type Known = Vec<usize>;
+
+    fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Vec<usize>> {
         // Everything the viewer saw stays where it is: its own cards dealt so far, the table
         // dealt, and every card another seat played. Every other card is dealt again.
         let mut s = start.clone();
@@ -1618,9 +1616,20 @@ impl Game for Cicera {
             s.apply_unchecked(a);
         }
         let seen = s.dealt[seat] | start.first_table | played;
-        let unknown: Vec<usize> = (0..52)
-            .filter(|&k| seen & bit(start.deck[k]) == 0)
-            .collect();
+        Some(
+            (0..52)
+                .filter(|&k| seen & bit(start.deck[k]) == 0)
+                .collect(),
+        )
+    }
+
+    fn resample_deal(
+        unknown: &Vec<usize>,
+        start: &Self,
+        actions: &[Action],
+        _seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
         let mut cards: Vec<u8> = unknown.iter().map(|&k| start.deck[k]).collect();
         rng.shuffle(&mut cards);
         let mut deck = start.deck.to_vec();

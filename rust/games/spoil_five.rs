@@ -528,6 +528,25 @@ impl Outcome {
     }
 }
 
+/// Where a card the viewer has not seen may be (determinisation).
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Held(usize),
+    PutOut(usize),
+    Stock,
+}
+
+/// What a seat knows of the current deal (determinisation): the places of the cards it has not
+/// seen (other hands, put-out cards, the stock) with their sizes, those cards with the places
+/// each may be in, and the cards each seat played from its deal.
+pub struct Unseen {
+    places: Vec<Place>,
+    sizes: Vec<usize>,
+    hidden: Vec<u8>,
+    allowed: Vec<u32>,
+    played: [u64; MAX_PLAYERS],
+}
+
 /// A finished deal, as everybody saw it end.
 #[derive(Clone, PartialEq, Eq, Debug)]
 struct DealRecord {
@@ -1510,12 +1529,9 @@ impl Game for SpoilFive {
         Some(format!("seat {actor}: {text}"))
     }
 
-    fn resample_deal(
-        start: &Self,
-        actions: &[Action],
-        seat: usize,
-        rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    type Known = Unseen;
+
+    fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Unseen> {
         let n = start.n();
         let t = start.trump;
         let ace = start.ace_of_trumps();
@@ -1574,12 +1590,6 @@ impl Game for SpoilFive {
             }
         }
         // The places of the cards the viewer has not seen, and where each card may be.
-        #[derive(Clone, Copy, PartialEq)]
-        enum Place {
-            Held(usize),
-            PutOut(usize),
-            Stock,
-        }
         let mut places: Vec<Place> = Vec::with_capacity(2 * n);
         let mut sizes: Vec<usize> = Vec::with_capacity(2 * n);
         for q in (0..n).filter(|&q| q != seat) {
@@ -1613,11 +1623,35 @@ impl Game for SpoilFive {
                     .fold(0u32, |m, p| m | (1 << p))
             })
             .collect();
-        let dealt = crate::sampling::deal(&hidden, &allowed, &sizes, rng)?;
+        Some(Unseen {
+            places,
+            sizes,
+            hidden,
+            allowed,
+            played,
+        })
+    }
+
+    fn resample_deal(
+        known: &Unseen,
+        start: &Self,
+        actions: &[Action],
+        seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        let n = start.n();
+        let Unseen {
+            places,
+            sizes,
+            hidden,
+            allowed,
+            played,
+        } = known;
+        let dealt = crate::sampling::deal(hidden, allowed, sizes, rng)?;
         // Lay the deck out: the viewer's cards and the turn-up where they were, every other
         // seat's new deal in its positions, the stock after the turn-up.
         let mut deck = start.deck.to_vec();
-        let mut new_dealt = played;
+        let mut new_dealt = *played;
         let mut new_put_out = [NO_CARD; MAX_PLAYERS];
         let mut stock = 5 * n + 1;
         for (place, cards) in places.iter().zip(&dealt) {

@@ -13,9 +13,7 @@ use crate::{config_err, parse_err, Result};
 use eval::{is_king, kind, partitionable, rank_of, suit_of, total, Counts, Melds, KINDS, KING};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::fmt;
-use std::rc::Rc;
 
 const PACK: &Pack = &CUAJO_112;
 const SEATS: usize = 4;
@@ -1902,14 +1900,20 @@ impl Game for Cuajo {
         self.why_illegal(action)
     }
 
+    type Known = Unseen;
+
+    fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Unseen> {
+        Unseen::of(start, actions, seat)
+    }
+
     fn resample_deal(
+        known: &Unseen,
         start: &Self,
         actions: &[Action],
         seat: usize,
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
-        let plan = Unseen::cached(start, actions, seat)?;
-        (0..PROPOSALS).find_map(|_| plan.propose(start, actions, seat, rng))
+        (0..PROPOSALS).find_map(|_| known.propose(start, actions, seat, rng))
     }
 }
 
@@ -2125,7 +2129,7 @@ struct UnseenSecret {
 }
 
 /// What `seat` has not seen of the current deal, and what it knows of it: for determinisation.
-struct Unseen {
+pub struct Unseen {
     /// Per seat, the hidden deck positions it received, in order.
     slots: [Vec<u8>; SEATS],
     events: [Vec<Event>; SEATS],
@@ -2143,29 +2147,7 @@ struct Unseen {
     ready: Option<(usize, ready::Ready)>,
 }
 
-/// A plan with the deal start, actions and seat it was made for.
-type Planned = (Cuajo, Vec<Action>, usize, Option<Rc<Unseen>>);
-
-thread_local! {
-    /// The last plan made on this thread: a determinisation asks for thousands of proposals of
-    /// one position (IS-MCTS, one per iteration), and the plan (a replay, the counted complete
-    /// hands of a purro seat) costs far more than a proposal.
-    static PLANNED: RefCell<Option<Planned>> = const { RefCell::new(None) };
-}
-
 impl Unseen {
-    /// [`Unseen::of`], made once per position on each thread (a pure function of its inputs).
-    fn cached(start: &Cuajo, actions: &[Action], seat: usize) -> Option<Rc<Self>> {
-        PLANNED.with_borrow_mut(|planned| match planned {
-            Some((s, a, q, plan)) if *q == seat && a == actions && s == start => plan.clone(),
-            _ => {
-                let plan = Self::of(start, actions, seat).map(Rc::new);
-                *planned = Some((start.clone(), actions.to_vec(), seat, plan.clone()));
-                plan
-            }
-        })
-    }
-
     fn of(start: &Cuajo, actions: &[Action], seat: usize) -> Option<Self> {
         let mut u = Unseen {
             slots: Default::default(),
