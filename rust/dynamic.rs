@@ -169,7 +169,9 @@ impl<G: Game> Tracked<G> {
             return Ok(());
         }
         let why = self.state.explain_illegal(action);
-        Err(crate::Error::IllegalAction(why.unwrap_or_default()))
+        Err(crate::Error::IllegalAction(
+            why.unwrap_or_else(|| format!("{action} is not legal now")),
+        ))
     }
 
     /// Applies an action the caller knows to be legal (the batch environment checks it against
@@ -501,6 +503,25 @@ impl<G: Game> Tracked<G> {
         out.transcripts = Transcripts::default();
         out.history.truncate(self.deal_start_at);
         out.history.extend_from_slice(&actions);
+        // The returns before the world's own last action, as a replay has them: its hidden
+        // decisions may differ from the true ones (one more or less private rob decline).
+        let last = out.history.len();
+        match actions.split_last() {
+            _ if last <= 1 => out.returns_before.fill(0.0),
+            Some((_, before)) => {
+                let mut s = start.clone();
+                before.iter().for_each(|&a| s.apply_unchecked(a));
+                s.returns(&mut out.returns_before);
+            }
+            // The true state's last action is the world's too.
+            None if self.history.len() == self.deal_start_at => {}
+            // The world's last action ended the previous deal (rare: replayed to it).
+            None => {
+                let mut r = self.replay_start();
+                out.history[..last - 1].iter().for_each(|&a| r.step(a));
+                r.state.returns(&mut out.returns_before);
+            }
+        }
         out.deal_start = Arc::new(start);
         out.state = state;
         if self.chance.is_some() {
@@ -740,8 +761,10 @@ pub trait DynState: Send + Sync + Debug {
     fn render(&self) -> String;
 }
 
-/// How many configs (of any game) [`GameOf::from_text`] keeps per thread.
+/// How many configs (of any game) [`GameOf::from_text`] keeps per thread, and the longest text
+/// it keeps (a config is a few hundred bytes; a padded one is read, not kept).
 const LOADED_CONFIGS: usize = 8;
+const LOADED_TEXT: usize = 4096;
 
 /// A config read from text: the game type, the text, its `GameOf`.
 type Loaded = (std::any::TypeId, String, Box<dyn Any>);
@@ -806,6 +829,9 @@ impl<G: Game> GameOf<G> {
         }
         let value: Value = serde_json::from_str(text).map_err(|e| crate::parse_err!("{e}"))?;
         let game = Self::from_json(value)?;
+        if text.len() > LOADED_TEXT {
+            return Ok(game);
+        }
         LOADED.with_borrow_mut(|loaded| {
             if loaded.len() == LOADED_CONFIGS {
                 loaded.remove(0);

@@ -143,6 +143,7 @@ fn check_playout(game: &dyn DynGame, seed: u64) {
             state.observe(seat, &mut a).unwrap();
             other.observe(seat, &mut b).unwrap();
             assert_eq!(a, b, "resample observation");
+            assert_replays_as_itself(game, other.as_ref());
         }
         let a = legal[rng.below(legal.len() as u64) as usize];
         if steps % 13 == 0 && legal.len() > 1 {
@@ -327,6 +328,8 @@ fn assert_replays_as_itself(game: &dyn DynGame, state: &dyn tapete::DynState) {
         .deserialize_state(&state.serialize())
         .unwrap_or_else(|e| panic!("{} {}: {e}", game.name(), state.serialize()));
     assert!(copy.eq_dyn(state), "{}: {}", game.name(), state.serialize());
+    // What the state says of its last action follows from its own history too.
+    assert_eq!(copy.rewards(), state.rewards(), "{}", state.serialize());
 }
 
 /// Explicit-mode resamples at every decision, for every seat, where re-dealt worlds may hold
