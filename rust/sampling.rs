@@ -25,99 +25,118 @@ const SLOW_TRIES: usize = 1_000_000;
 /// the deals in which every card lands in a place its mask allows (bit `p` of `allowed[i]`: card
 /// `i` may go to place `p`). Cards are told apart by position, so equal values (Cuajo's copies)
 /// are different cards. Returns each place's cards in random order, or `None` if no deal fits.
+/// (One draw of a [`Dealer`]; a determinisation prepares the dealer once for all its draws.)
+pub fn deal(cards: &[u8], allowed: &[u32], sizes: &[usize], rng: &mut Rng) -> Option<Vec<Vec<u8>>> {
+    Dealer::new(cards.to_vec(), allowed, sizes.to_vec())?.deal(rng)
+}
+
+/// The draws of [`deal`] for one set of cards, masks and places, prepared once.
 ///
 /// Uniform by construction: a few plain shuffles are tried first (each kept only if it fits,
 /// which is rejection sampling); then the deals are counted by class of cards with the same
-/// mask and one is drawn in proportion to the counts. A mixture of two uniform draws is uniform.
-pub fn deal(cards: &[u8], allowed: &[u32], sizes: &[usize], rng: &mut Rng) -> Option<Vec<Vec<u8>>> {
-    let places = sizes.len();
-    if places == 0 || places > MAX_PLACES || allowed.len() != cards.len() {
-        return None;
-    }
-    if sizes.iter().sum::<usize>() != cards.len() {
-        return None;
-    }
-    let all = if places == 32 {
-        u32::MAX
-    } else {
-        (1u32 << places) - 1
-    };
-    let masks: Vec<u32> = allowed.iter().map(|&m| m & all).collect();
-    if masks.contains(&0) {
-        return None;
-    }
-    let mut order = Shuffle::new(&masks, all, sizes);
-    let tries = if order.restricted == 0 {
-        1
-    } else {
-        QUICK_TRIES
-    };
-    for _ in 0..tries {
-        if let Some(out) = order.try_deal(cards, &masks, rng) {
-            return Some(out);
-        }
-    }
-    match Counted::new(&masks, sizes) {
-        Some(counted) if counted.total() > 0.0 => Some(counted.draw(cards, &masks, rng)),
-        Some(_) => None,
-        None => (0..SLOW_TRIES).find_map(|_| order.try_deal(cards, &masks, rng)),
-    }
-}
-
-/// Plain shuffles, cut into the places and kept only if every card fits: a uniformly random
-/// order is a uniformly random position for each card in turn, so the cards whose masks
-/// restrict them are placed first and a try stops at the first that lands where it may not
-/// (the tries kept are those a whole shuffle would keep); the others fill the rest.
-struct Shuffle {
-    /// Card indices, the restricted ones first.
-    cards: Vec<usize>,
-    restricted: usize,
-    /// The place of every position.
-    place_of: Vec<u8>,
+/// mask (once, kept for the next draws) and one is drawn in proportion to the counts. A mixture
+/// of two uniform draws is uniform.
+///
+/// A plain shuffle is a uniformly random position for each card in turn, so the cards whose
+/// masks restrict them are placed first and a try stops at the first that lands where it may
+/// not (the tries kept are those a whole shuffle would keep); the others fill the rest.
+pub struct Dealer {
+    cards: Vec<u8>,
+    masks: Vec<u32>,
     sizes: Vec<usize>,
-    /// Positions, drawn without replacement.
-    positions: Vec<usize>,
+    /// Card indices, the restricted ones first.
+    order: Vec<usize>,
+    restricted: usize,
+    /// The place of every position, and the first position of every place.
+    place_of: Vec<u8>,
+    first: Vec<usize>,
+    /// The counted deals, once shuffles have failed (`None`: too many states to count).
+    counted: std::cell::OnceCell<Option<Counted>>,
 }
 
-impl Shuffle {
-    fn new(masks: &[u32], all: u32, sizes: &[usize]) -> Self {
+impl Dealer {
+    /// `None` if the places or masks are malformed, or some card may go nowhere.
+    pub fn new(cards: Vec<u8>, allowed: &[u32], sizes: Vec<usize>) -> Option<Self> {
+        let places = sizes.len();
+        if places == 0 || places > MAX_PLACES || allowed.len() != cards.len() {
+            return None;
+        }
+        if sizes.iter().sum::<usize>() != cards.len() {
+            return None;
+        }
+        let all = if places == 32 {
+            u32::MAX
+        } else {
+            (1u32 << places) - 1
+        };
+        let masks: Vec<u32> = allowed.iter().map(|&m| m & all).collect();
+        if masks.contains(&0) {
+            return None;
+        }
         let is_free = |i: &usize| masks[*i] == all;
-        let mut cards: Vec<usize> = (0..masks.len()).filter(|i| !is_free(i)).collect();
-        let restricted = cards.len();
-        cards.extend((0..masks.len()).filter(is_free));
+        let mut order: Vec<usize> = (0..masks.len()).filter(|i| !is_free(i)).collect();
+        let restricted = order.len();
+        order.extend((0..masks.len()).filter(is_free));
         let place_of = sizes
             .iter()
             .enumerate()
             .flat_map(|(p, &size)| std::iter::repeat_n(p as u8, size))
             .collect();
-        Shuffle {
+        let first = sizes
+            .iter()
+            .scan(0, |at, &size| {
+                *at += size;
+                Some(*at - size)
+            })
+            .collect();
+        Some(Dealer {
             cards,
+            masks,
+            sizes,
+            order,
             restricted,
             place_of,
-            sizes: sizes.to_vec(),
-            positions: (0..masks.len()).collect(),
+            first,
+            counted: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// One deal: each place's cards in random order, or `None` if no deal fits.
+    pub fn deal(&self, rng: &mut Rng) -> Option<Vec<Vec<u8>>> {
+        let mut positions: Vec<usize> = (0..self.cards.len()).collect();
+        let tries = if self.restricted == 0 { 1 } else { QUICK_TRIES };
+        for _ in 0..tries {
+            if let Some(out) = self.try_deal(&mut positions, rng) {
+                return Some(out);
+            }
+        }
+        let counted = self
+            .counted
+            .get_or_init(|| Counted::new(&self.masks, &self.sizes));
+        match counted {
+            Some(counted) if counted.total() > 0.0 => {
+                Some(counted.draw(&self.cards, &self.masks, rng))
+            }
+            Some(_) => None,
+            None => (0..SLOW_TRIES).find_map(|_| self.try_deal(&mut positions, rng)),
         }
     }
 
-    /// One try; `None` if a card lands where it may not.
-    fn try_deal(&mut self, cards: &[u8], masks: &[u32], rng: &mut Rng) -> Option<Vec<Vec<u8>>> {
-        let n = self.positions.len();
+    /// One plain shuffle (`positions` holds a permutation of the positions, which it keeps);
+    /// `None` if a card lands where it may not.
+    fn try_deal(&self, positions: &mut [usize], rng: &mut Rng) -> Option<Vec<Vec<u8>>> {
+        let n = positions.len();
         for k in 0..n {
-            self.positions
-                .swap(k, k + rng.below((n - k) as u64) as usize);
-            let i = self.cards[k];
-            if k < self.restricted && masks[i] & (1 << self.place_of[self.positions[k]]) == 0 {
+            positions.swap(k, k + rng.below((n - k) as u64) as usize);
+            let i = self.order[k];
+            if k < self.restricted && self.masks[i] & (1 << self.place_of[positions[k]]) == 0 {
                 return None;
             }
         }
         let mut out: Vec<Vec<u8>> = self.sizes.iter().map(|&s| vec![0; s]).collect();
-        let mut first = vec![0usize; self.sizes.len()];
-        for p in 1..first.len() {
-            first[p] = first[p - 1] + self.sizes[p - 1];
-        }
-        for (&i, &at) in self.cards.iter().zip(&self.positions) {
+        for (&i, &at) in self.order.iter().zip(positions.iter()) {
             let p = self.place_of[at] as usize;
-            out[p][at - first[p]] = cards[i];
+            out[p][at - self.first[p]] = self.cards[i];
         }
         Some(out)
     }
@@ -128,8 +147,8 @@ impl Shuffle {
 /// the sum, over the ways `x` to fill place `p` (`x[j]` cards of class `j`), of
 /// `Π C(r[j], x[j]) · count(p + 1, r − x)`. Counts are `f64`: they reach 10¹⁸⁰, and their
 /// rounding error (10⁻¹⁶ relative) is far below anything a test of the draws could see.
-struct Counted<'a> {
-    sizes: &'a [usize],
+struct Counted {
+    sizes: Vec<usize>,
     class_masks: Vec<u32>,
     class_sizes: Vec<u8>,
     memo: BTreeMap<(usize, u128), f64>,
@@ -138,9 +157,9 @@ struct Counted<'a> {
 /// Bits per class in a packed count vector (a class has at most 127 cards).
 const PACK_BITS: usize = 7;
 
-impl<'a> Counted<'a> {
+impl Counted {
     /// Counts every state; `None` if there are too many classes or states.
-    fn new(masks: &[u32], sizes: &'a [usize]) -> Option<Self> {
+    fn new(masks: &[u32], sizes: &[usize]) -> Option<Self> {
         let mut classes: BTreeMap<u32, u8> = BTreeMap::new();
         for &m in masks {
             let c = classes.entry(m).or_insert(0);
@@ -150,7 +169,7 @@ impl<'a> Counted<'a> {
             return None;
         }
         let mut counted = Counted {
-            sizes,
+            sizes: sizes.to_vec(),
             class_masks: classes.keys().copied().collect(),
             class_sizes: classes.values().copied().collect(),
             memo: BTreeMap::new(),
@@ -227,7 +246,15 @@ impl<'a> Counted<'a> {
     }
 
     /// Draws the class counts of each place in proportion to the counts, then the cards.
-    fn draw(mut self, cards: &[u8], masks: &[u32], rng: &mut Rng) -> Vec<Vec<u8>> {
+    /// A counted state's count (every state a draw passes through was counted with the total).
+    fn counted(&self, p: usize, r: &[u8]) -> f64 {
+        if p == self.sizes.len() {
+            return if r.iter().all(|&c| c == 0) { 1.0 } else { 0.0 };
+        }
+        self.memo.get(&(p, pack(r))).copied().unwrap_or(0.0)
+    }
+
+    fn draw(&self, cards: &[u8], masks: &[u32], rng: &mut Rng) -> Vec<Vec<u8>> {
         let places = self.sizes.len();
         let mut r = self.class_sizes.clone();
         let mut take: Vec<Vec<u8>> = Vec::with_capacity(places);
@@ -238,8 +265,7 @@ impl<'a> Counted<'a> {
                 .iter()
                 .map(|x| {
                     let rest: Vec<u8> = r.iter().zip(x).map(|(a, b)| a - b).collect();
-                    // Every state on the way was counted when the total was.
-                    self.count(p + 1, &rest).unwrap_or(0.0) * ways_to_choose(&r, x)
+                    self.counted(p + 1, &rest) * ways_to_choose(&r, x)
                 })
                 .collect();
             let x = fills.swap_remove(pick(&weights, rng));
@@ -343,16 +369,18 @@ mod tests {
     fn check_uniform(cards: &[u8], masks: &[u32], sizes: &[usize], draws: usize) {
         let exact = all_deals(cards, masks, sizes);
         let total: u64 = exact.values().sum();
-        for counting in [false, true] {
+        // Counting alone; a fresh dealer per draw; one dealer for every draw (its counts kept).
+        let dealer = Dealer::new(cards.to_vec(), masks, sizes.to_vec()).unwrap();
+        for way in ["counting", "fresh", "kept"] {
             let mut rng = Rng::new(7);
             let mut seen: BTreeMap<Vec<Vec<u8>>, usize> = BTreeMap::new();
             for _ in 0..draws {
-                let got = if counting {
-                    Counted::new(masks, sizes)
+                let got = match way {
+                    "counting" => Counted::new(masks, sizes)
                         .unwrap()
-                        .draw(cards, masks, &mut rng)
-                } else {
-                    deal(cards, masks, sizes, &mut rng).unwrap()
+                        .draw(cards, masks, &mut rng),
+                    "fresh" => deal(cards, masks, sizes, &mut rng).unwrap(),
+                    _ => dealer.deal(&mut rng).unwrap(),
                 };
                 let got: Vec<Vec<u8>> = got
                     .into_iter()
@@ -380,7 +408,7 @@ mod tests {
             let k = exact.len() as f64;
             assert!(
                 chi2 < k + 4.0 * (2.0 * k).sqrt() + 10.0,
-                "chi2 {chi2} with {k} deals (counting: {counting})"
+                "chi2 {chi2} with {k} deals ({way})"
             );
         }
     }

@@ -295,13 +295,12 @@ struct HandRecord {
     winners: u8,
 }
 
-/// What a seat knows of the other players' hands (determinisation): their held cards, the
-/// hands (`others`, in order) each card may be in, and every hand now.
+/// What a seat knows of the other players' hands (determinisation): a dealer of their held
+/// cards into their hands (`others`, in order; each card into those it may be in), and every
+/// hand now.
 pub struct Unseen {
     others: Vec<usize>,
-    cards: Vec<u8>,
-    allowed: Vec<u32>,
-    sizes: Vec<usize>,
+    dealer: crate::sampling::Dealer,
     hands: [u64; MAX_PLAYERS],
 }
 
@@ -1322,9 +1321,7 @@ impl Game for CauRobat {
             .collect();
         Some(Unseen {
             others,
-            cards,
-            allowed,
-            sizes,
+            dealer: crate::sampling::Dealer::new(cards, &allowed, sizes)?,
             hands: s.hands,
         })
     }
@@ -1338,14 +1335,12 @@ impl Game for CauRobat {
     ) -> Option<(Vec<u8>, Vec<Action>)> {
         let Unseen {
             others,
-            cards,
-            allowed,
-            sizes,
+            dealer,
             hands,
         } = known;
         // Deal the other players' held cards again, uniformly among the deals that keep every
         // card out of the hands it cannot be in.
-        let dealt = crate::sampling::deal(cards, allowed, sizes, rng)?;
+        let dealt = dealer.deal(rng)?;
         // The deck in canonical form: the table first, then the hand-dealing sequence, where
         // each held card of another seat takes the place of one that seat still holds.
         let mut new_cards: [Vec<u8>; MAX_PLAYERS] = Default::default();

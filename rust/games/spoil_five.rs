@@ -537,13 +537,11 @@ enum Place {
 }
 
 /// What a seat knows of the current deal (determinisation): the places of the cards it has not
-/// seen (other hands, put-out cards, the stock) with their sizes, those cards with the places
-/// each may be in, and the cards each seat played from its deal.
+/// seen (other hands, put-out cards, the stock), a dealer of those cards into them (the places
+/// each card may be in), and the cards each seat played from its deal.
 pub struct Unseen {
     places: Vec<Place>,
-    sizes: Vec<usize>,
-    hidden: Vec<u8>,
-    allowed: Vec<u32>,
+    dealer: crate::sampling::Dealer,
     played: [u64; MAX_PLAYERS],
 }
 
@@ -1625,9 +1623,7 @@ impl Game for SpoilFive {
             .collect();
         Some(Unseen {
             places,
-            sizes,
-            hidden,
-            allowed,
+            dealer: crate::sampling::Dealer::new(hidden, &allowed, sizes)?,
             played,
         })
     }
@@ -1642,12 +1638,10 @@ impl Game for SpoilFive {
         let n = start.n();
         let Unseen {
             places,
-            sizes,
-            hidden,
-            allowed,
+            dealer,
             played,
         } = known;
-        let dealt = crate::sampling::deal(hidden, allowed, sizes, rng)?;
+        let dealt = dealer.deal(rng)?;
         // Lay the deck out: the viewer's cards and the turn-up where they were, every other
         // seat's new deal in its positions, the stock after the turn-up.
         let mut deck = start.deck.to_vec();
