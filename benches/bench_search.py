@@ -7,7 +7,8 @@ to 51 of Cicera). At each, the median time of one call from Python of
 after one action; the column before is its cost without the string), ``observation_string``,
 ``resample_from_infostate``, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS
 iterations per second of one decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random
-rollouts) on hearts against tapete's ``ismcts`` on every game (random and heuristic rollouts).
+rollouts) on hearts against tapete's ``ismcts`` on every game (random and heuristic rollouts),
+each bot warmed up by one decision, then the median of 5 rounds in which every bot decides once.
 Never in CI: run ``make bench-search``.
 """
 
@@ -20,6 +21,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import tapete
@@ -90,16 +92,6 @@ def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dic
     }
 
 
-def ismcts_rate(choose: Callable[[], object], iterations: int) -> float:
-    """Iterations per second of one decision (median of 3)."""
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        choose()
-        times.append(time.perf_counter() - start)
-    return iterations / statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--iterations", type=int, default=2000)
@@ -135,13 +127,15 @@ def main() -> None:
 
     n = args.iterations
     print(f"\nIS-MCTS, one decision at the 5th decision, {n} iterations, 1 thread")
+    # Every bot decides once to warm up, then 5 rounds of one decision each, the bots in turn
+    # in every round (the machine's drift weighs on all alike); the median per bot.
+    runs: list[tuple[str, str, Callable[[], object]]] = []
     if pyspiel is not None:
         hearts = pyspiel.load_game("hearts")
         fifth, _ = positions(hearts.new_initial_state, args.seed)
         evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
         bot = pyspiel.ISMCTSBot(0, evaluator, 2.0, n)
-        rate = ismcts_rate(lambda: bot.step(fifth), n)
-        print(f"| hearts | pyspiel.ISMCTSBot, random rollouts | {rate:,.0f} it/s |")
+        runs.append(("hearts", "pyspiel.ISMCTSBot, random rollouts", partial(bot.step, fifth)))
     for name in GAMES:
         game = tapete.load_game(name)
         fifth, _ = positions(lambda game=game: game.new_initial_state(args.seed), args.seed)
@@ -149,8 +143,17 @@ def main() -> None:
         for extra in specs:
             spec = f"ismcts:iterations={n}{extra}"
             bot = tapete.bots.make(spec, game, seed=0)
-            rate = ismcts_rate(lambda bot=bot, at=fifth: bot.choose(at), n)
-            print(f"| {name} | {spec} | {rate:,.0f} it/s |")
+            runs.append((name, spec, partial(bot.choose, fifth)))
+    times: list[list[float]] = [[] for _ in runs]
+    for _, _, choose in runs:
+        choose()
+    for _ in range(5):
+        for (_, _, choose), out in zip(runs, times, strict=True):
+            start = time.perf_counter()
+            choose()
+            out.append(time.perf_counter() - start)
+    for (name, spec, _), out in zip(runs, times, strict=True):
+        print(f"| {name} | {spec} | {n / statistics.median(out):,.0f} it/s |")
 
 
 if __name__ == "__main__":
