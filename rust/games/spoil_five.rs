@@ -1355,7 +1355,8 @@ impl Game for SpoilFive {
 
     fn observe(&self, seat: usize, out: &mut [f32]) {
         let n = self.n();
-        let rel = |q: usize| (q + n - seat) % n;
+        // Seats counted from the viewer (q and seat are both below n: no division needed).
+        let rel = |q: usize| if q >= seat { q - seat } else { q + n - seat };
         let mut at = 0usize;
         let mut block = |size: usize| {
             let start = at;
