@@ -57,16 +57,12 @@ impl Pack {
     /// The canonical string of card `id` (`#id` for an id outside the pack, which no state
     /// holds: naming a card must never fail, even in an error message).
     pub fn name_of(&self, id: u8) -> String {
-        match (
-            self.ranks.get(self.rank(id) as usize),
-            self.suits.get(self.suit(id) as usize),
-        ) {
-            (Some(r), Some(s)) if (id as usize) < self.kinds() => format!("{r}{s}"),
-            _ => format!("#{id}"),
-        }
+        let mut out = String::with_capacity(3);
+        self.write_name(id, &mut out);
+        out
     }
 
-    /// Appends the canonical string of card `id` (an id of the pack) to `out`.
+    /// Appends [`Pack::name_of`] card `id` to `out` (how saved states write their decks).
     pub fn write_name(&self, id: u8, out: &mut String) {
         match (
             self.ranks.get(self.rank(id) as usize),
@@ -76,7 +72,10 @@ impl Pack {
                 out.push_str(r);
                 out.push_str(s);
             }
-            _ => out.push_str(&self.name_of(id)),
+            _ => {
+                out.push('#');
+                out.push_str(&id.to_string());
+            }
         }
     }
 

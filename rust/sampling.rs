@@ -245,7 +245,6 @@ impl Counted {
         go(0, self.sizes[p], r, &open, &mut Vec::new(), out);
     }
 
-    /// Draws the class counts of each place in proportion to the counts, then the cards.
     /// A counted state's count (every state a draw passes through was counted with the total).
     fn counted(&self, p: usize, r: &[u8]) -> f64 {
         if p == self.sizes.len() {
@@ -254,6 +253,7 @@ impl Counted {
         self.memo.get(&(p, pack(r))).copied().unwrap_or(0.0)
     }
 
+    /// Draws the class counts of each place in proportion to the counts, then the cards.
     fn draw(&self, cards: &[u8], masks: &[u32], rng: &mut Rng) -> Vec<Vec<u8>> {
         let places = self.sizes.len();
         let mut r = self.class_sizes.clone();
