@@ -1,11 +1,13 @@
 //! The batch environment: many games of one config stepped at once into flat, row-major buffers
 //! (one row per env), written once for every game. docs/vector.md is its contract.
 
+use crate::crew::Crew;
 use crate::dynamic::{DynGame, DynState, GameOf, Tracked};
 use crate::game::{Action, Game};
 use crate::rng::Rng;
 use crate::{config_err, illegal_err, value_err, Result};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Most envs one batch may hold: each keeps a whole game state.
 pub const MAX_ENVS: usize = 1 << 20;
@@ -233,12 +235,14 @@ impl<G: Game> Shared<G> {
     }
 }
 
+/// A block of envs to step: its first env, its envs and its rows.
+type Block<'a, G> = (usize, &'a mut [Slot<G>], Out<'a>);
+
 pub struct VectorEnv<G: Game> {
     shared: Shared<G>,
     slots: Vec<Slot<G>>,
-    /// Native threads, when more than one.
-    pool: Option<rayon::ThreadPool>,
-    threads: usize,
+    /// The threads that step the envs, one contiguous block of envs each.
+    crew: Crew,
 }
 
 impl<G: Game> VectorEnv<G> {
@@ -248,17 +252,8 @@ impl<G: Game> VectorEnv<G> {
             return Err(config_err!("num_envs must be 1..={MAX_ENVS}, got {n}"));
         }
         let threads = settings.threads.clamp(1, n);
-        // The calling thread steps the first block itself: the pool has one thread less, so
-        // that no more threads than asked for compete for the cores.
-        let pool = if threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads - 1)
-                .build()
-                .map_err(|e| config_err!("cannot start {threads} threads: {e}"))?;
-            Some(pool)
-        } else {
-            None
-        };
+        let crew =
+            Crew::new(threads).map_err(|e| config_err!("cannot start {threads} threads: {e}"))?;
         let seats = G::num_players(&config);
         let obs_len = G::observation_shape(&config).iter().product();
         let shared = Shared {
@@ -273,59 +268,56 @@ impl<G: Game> VectorEnv<G> {
         let mut env = VectorEnv {
             shared,
             slots: Vec::new(),
-            pool,
-            threads,
+            crew,
         };
-        env.slots = env.in_blocks(|shared, first, len| {
-            (first..first + len).map(|i| shared.start(i, 0)).collect()
-        });
+        env.start_all();
         Ok(env)
     }
 
-    /// Runs `make(shared, first, len)` over contiguous blocks of envs, one block per thread,
-    /// and concatenates the results in env order.
-    fn in_blocks<T: Send>(
-        &self,
-        make: impl Fn(&Shared<G>, usize, usize) -> Vec<T> + Sync,
-    ) -> Vec<T> {
+    /// The envs of block `b`: `threads` contiguous blocks of equal size (the last ones may be
+    /// shorter or empty).
+    fn block(&self, b: usize) -> std::ops::Range<usize> {
         let n = self.shared.num_envs as usize;
-        let Some(pool) = &self.pool else {
-            return make(&self.shared, 0, n);
-        };
-        let block = n.div_ceil(self.threads);
-        let mut parts: Vec<Vec<T>> = (0..self.threads).map(|_| Vec::new()).collect();
-        let (make, shared) = (&make, &self.shared);
-        pool.in_place_scope(|s| {
-            let (own, others) = parts.split_first_mut().expect("two threads or more");
-            for (b, part) in others.iter_mut().enumerate() {
-                let first = ((b + 1) * block).min(n);
-                let len = block.min(n - first);
-                s.spawn(move |_| *part = make(shared, first, len));
-            }
-            *own = make(shared, 0, block.min(n));
+        let size = n.div_ceil(self.crew.threads());
+        (b * size).min(n)..((b + 1) * size).min(n)
+    }
+
+    /// Starts game 0 of every env, one block per thread.
+    fn start_all(&mut self) {
+        let parts: Vec<Mutex<Vec<Slot<G>>>> = (0..self.crew.threads())
+            .map(|_| Mutex::new(Vec::new()))
+            .collect();
+        self.crew.run(&|b| {
+            let started = self.block(b).map(|i| self.shared.start(i, 0)).collect();
+            *parts[b].lock().expect("one thread per block") = started;
         });
-        parts.into_iter().flatten().collect()
+        self.slots = parts
+            .into_iter()
+            .flat_map(|p| p.into_inner().expect("one thread per block"))
+            .collect();
     }
 
     /// Steps every env with `actions` (already checked), one block of envs per thread.
     fn step_all(&mut self, actions: &[i64], mut out: Out<'_>) {
         let shared = &self.shared;
         let (seats, row) = (shared.seats, shared.obs_row());
-        let Some(pool) = &self.pool else {
-            return shared.step_block(&mut self.slots, 0, actions, out);
-        };
-        let block = self.slots.len().div_ceil(self.threads);
-        pool.in_place_scope(|s| {
-            let mut own = None;
-            for (b, slots) in self.slots.chunks_mut(block).enumerate() {
+        let size = self.slots.len().div_ceil(self.crew.threads());
+        // Each block's envs and rows, taken by the thread that steps it.
+        let parts: Vec<Mutex<Option<Block<'_, G>>>> = self
+            .slots
+            .chunks_mut(size)
+            .enumerate()
+            .map(|(b, slots)| {
                 let part = out.split_off_front(slots.len(), row, G::Action::COUNT, seats);
-                match b {
-                    0 => own = Some((slots, part)),
-                    _ => s.spawn(move |_| shared.step_block(slots, b * block, actions, part)),
-                }
-            }
-            if let Some((slots, part)) = own {
-                shared.step_block(slots, 0, actions, part);
+                Mutex::new(Some((b * size, slots, part)))
+            })
+            .collect();
+        self.crew.run(&|b| {
+            let part = parts
+                .get(b)
+                .and_then(|p| p.lock().expect("one thread per block").take());
+            if let Some((first, slots, out)) = part {
+                shared.step_block(slots, first, actions, out);
             }
         });
     }
@@ -338,31 +330,40 @@ impl<G: Game> VectorEnv<G> {
                 actions.len()
             ));
         }
-        for (env, (slot, &a)) in self.slots.iter().zip(actions).enumerate() {
-            if slot.legal.is_empty() {
-                continue; // a finished env ignores its action
+        // The first illegal action, looked for in every block at once.
+        let first = AtomicUsize::new(usize::MAX);
+        self.crew.run(&|b| {
+            let block = self.block(b);
+            let (slots, acts) = (&self.slots[block.clone()], &actions[block.clone()]);
+            if let Some(j) = slots.iter().zip(acts).position(|(slot, &a)| {
+                // A finished env ignores its action.
+                !slot.legal.is_empty()
+                    && !usize::try_from(a)
+                        .ok()
+                        .and_then(G::Action::from_index)
+                        .is_some_and(|action| slot.legal.contains(&action))
+            }) {
+                first.fetch_min(block.start + j, Ordering::Relaxed);
             }
-            let legal = usize::try_from(a)
-                .ok()
-                .and_then(G::Action::from_index)
-                .is_some_and(|action| slot.legal.contains(&action));
-            if !legal {
-                let action = usize::try_from(a).ok().and_then(G::Action::from_index);
-                let named = action.map_or_else(|| "out of range".to_string(), |x| x.to_string());
-                let why = action
-                    .and_then(|x| slot.game.state().illegal_reason(x))
-                    .map_or_else(String::new, |r| format!(": {r}"));
-                let may: Vec<String> = slot
-                    .legal
-                    .iter()
-                    .map(|x| format!("{} ({x})", x.index()))
-                    .collect();
-                return Err(illegal_err!(
-                    "env {env}: action {a} ({named}) is not legal{why}; seat {} may play {}; no env was stepped",
-                    slot.game.state().current_player().unwrap_or(0),
-                    may.join(", ")
-                ));
-            }
+        });
+        let env = first.into_inner();
+        if let Some(slot) = self.slots.get(env) {
+            let a = actions[env];
+            let action = usize::try_from(a).ok().and_then(G::Action::from_index);
+            let named = action.map_or_else(|| "out of range".to_string(), |x| x.to_string());
+            let why = action
+                .and_then(|x| slot.game.state().illegal_reason(x))
+                .map_or_else(String::new, |r| format!(": {r}"));
+            let may: Vec<String> = slot
+                .legal
+                .iter()
+                .map(|x| format!("{} ({x})", x.index()))
+                .collect();
+            return Err(illegal_err!(
+                "env {env}: action {a} ({named}) is not legal{why}; seat {} may play {}; no env was stepped",
+                slot.game.state().current_player().unwrap_or(0),
+                may.join(", ")
+            ));
         }
         Ok(())
     }
@@ -394,9 +395,7 @@ impl<G: Game> DynVectorEnv for VectorEnv<G> {
         if let Some(seed) = seed {
             self.shared.seed = seed;
         }
-        self.slots = self.in_blocks(|shared, first, len| {
-            (first..first + len).map(|i| shared.start(i, 0)).collect()
-        });
+        self.start_all();
         for (j, slot) in self.slots.iter().enumerate() {
             self.shared.clear(j, &mut out);
             self.shared.write(slot, j, &mut out);
@@ -410,14 +409,26 @@ impl<G: Game> DynVectorEnv for VectorEnv<G> {
     }
 
     fn random_actions(&self, seed: u64, out: &mut [i64]) {
-        for (env, (slot, o)) in self.slots.iter().zip(out.iter_mut()).enumerate() {
-            *o = if slot.legal.is_empty() {
-                -1
-            } else {
-                let pick = action_rng(seed, env).below(slot.legal.len() as u64) as usize;
-                slot.legal[pick].index() as i64
+        let size = self.slots.len().div_ceil(self.crew.threads());
+        let parts: Vec<Mutex<Option<&mut [i64]>>> =
+            out.chunks_mut(size).map(|c| Mutex::new(Some(c))).collect();
+        self.crew.run(&|b| {
+            let Some(out) = parts
+                .get(b)
+                .and_then(|p| p.lock().expect("one thread per block").take())
+            else {
+                return;
             };
-        }
+            let first = b * size;
+            for (j, (slot, o)) in self.slots[first..].iter().zip(out).enumerate() {
+                *o = if slot.legal.is_empty() {
+                    -1
+                } else {
+                    let pick = action_rng(seed, first + j).below(slot.legal.len() as u64);
+                    slot.legal[pick as usize].index() as i64
+                };
+            }
+        });
     }
 
     fn state(&self, env: usize) -> Result<Box<dyn DynState>> {

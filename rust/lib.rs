@@ -6,6 +6,7 @@ pub mod batch;
 pub mod bots;
 pub mod cards;
 pub mod chance;
+pub mod crew;
 pub mod dynamic;
 pub mod error;
 pub mod game;
