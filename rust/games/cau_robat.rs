@@ -16,10 +16,39 @@ const RANKS: usize = 10;
 /// The printed rank of each rank index.
 pub const RANK_VALUES: [u8; RANKS] = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
 
+/// The cards of rank `r` in `set`, as its 4-bit nibble (one bit per suit).
+const fn nibble(set: u64, r: usize) -> usize {
+    ((set >> (4 * r)) & 0xF) as usize
+}
+
+/// The number of cards in each nibble.
+const SUITS: [usize; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+
+/// `n / d` as the observation writes it (computed in f64, stored as f32), for every `n` up to
+/// `N - 1`: a table instead of a division per value, with the same bits.
+const fn fractions<const N: usize>(d: f64) -> [f32; N] {
+    let mut t = [0.0; N];
+    let mut n = 0;
+    while n < N {
+        t[n] = (n as f64 / d) as f32;
+        n += 1;
+    }
+    t
+}
+
 /// Per rank, a quarter for each card of `set` of that rank.
 fn quarters(set: u64, out: &mut [f32]) {
+    const QUARTERS: [f32; 16] = {
+        let mut t = [0.0; 16];
+        let mut x = 0;
+        while x < 16 {
+            t[x] = 0.25 * SUITS[x] as f32;
+            x += 1;
+        }
+        t
+    };
     for (r, o) in out.iter_mut().enumerate() {
-        *o = 0.25 * (set & rank_cards(r)).count_ones() as f32;
+        *o = QUARTERS[nibble(set, r)];
     }
 }
 
@@ -1119,6 +1148,9 @@ impl Game for CauRobat {
     }
 
     fn observe(&self, seat: usize, out: &mut [f32]) {
+        const PER_40: [f32; 41] = fractions(40.0);
+        const PER_12: [f32; 41] = fractions(12.0);
+        const PER_36: [f32; 41] = fractions(36.0);
         let n = self.n();
         // Seats counted from the viewer (q and seat are both below n: no division needed).
         let rel = |q: usize| if q >= seat { q - seat } else { q + n - seat };
@@ -1136,7 +1168,7 @@ impl Game for CauRobat {
         }
         let b = block(50);
         for r in 0..RANKS {
-            out[b + r * 5 + (self.hands[seat] & rank_cards(r)).count_ones() as usize] = 1.0;
+            out[b + r * 5 + SUITS[nibble(self.hands[seat], r)]] = 1.0;
         }
         let b = block(10);
         for c in ids(self.table) {
@@ -1146,13 +1178,13 @@ impl Game for CauRobat {
         for q in 0..n {
             let o = b + rel(q) * 22;
             let pile = &self.piles[q];
-            out[o] = (pile.len as f64 / 40.0) as f32;
+            out[o] = PER_40[pile.len as usize];
             out[o + 1 + pile.top().map_or(RANKS, rank_of)] = 1.0;
             quarters(pile.set, &mut out[o + 12..o + 22]);
         }
         let b = block(5);
         for q in 0..n {
-            out[b + rel(q)] = (self.hands[q].count_ones() as f64 / 12.0) as f32;
+            out[b + rel(q)] = PER_12[self.hands[q].count_ones() as usize];
         }
         let b = block(23);
         if self.chain_len > 0 {
@@ -1173,7 +1205,7 @@ impl Game for CauRobat {
         }
         let b = block(6);
         out[b + rel(self.dealer as usize)] = 1.0;
-        out[b + 5] = (self.plays_done as f64 / 36.0) as f32;
+        out[b + 5] = PER_36[self.plays_done as usize];
         let b = block(6);
         for q in 0..n {
             out[b + rel(q)] = (self.hands_won[q] as f64 / self.rules.hands_to_win as f64) as f32;
