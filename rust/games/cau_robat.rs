@@ -58,6 +58,16 @@ const fn rank_of(c: u8) -> usize {
 const fn rank_cards(r: usize) -> u64 {
     0xF << (4 * r)
 }
+/// `q mod n` for `q < 2n`: a seat counted on from another, without a division (this runs for
+/// every rank a capture's run walks through).
+const fn wrap(q: usize, n: usize) -> usize {
+    if q >= n {
+        q - n
+    } else {
+        q
+    }
+}
+
 fn step(r: usize, up: bool) -> usize {
     if up {
         (r + 1) % RANKS
@@ -407,7 +417,7 @@ impl CauRobat {
     fn piles_topped(&self, r: usize, capturer: usize) -> impl Iterator<Item = usize> + '_ {
         let n = self.n();
         (1..n)
-            .map(move |k| (capturer + k) % n)
+            .map(move |k| wrap(capturer + k, n))
             .filter(move |&q| self.piles[q].top().is_some_and(|c| rank_of(c) == r))
     }
 
@@ -489,7 +499,7 @@ impl CauRobat {
     fn pay(&mut self, to: usize, payers: u8) {
         let n = self.n();
         for k in 1..n {
-            let q = (to + k) % n;
+            let q = wrap(to + k, n);
             if payers & (1 << q) != 0 {
                 if let Some(c) = self.piles[q].pop() {
                     self.piles[to].push(c);
@@ -590,7 +600,7 @@ impl CauRobat {
             captured,
         });
         self.plays_done += 1;
-        self.to_play = ((seat + 1) % self.n()) as u8;
+        self.to_play = wrap(seat + 1, self.n()) as u8;
         if self.plays_done as usize == self.rules.plays() {
             self.settle_chain();
             self.end_hand();
