@@ -409,22 +409,25 @@ impl<G: Game> DynVectorEnv for VectorEnv<G> {
     }
 
     fn random_actions(&self, seed: u64, out: &mut [i64]) {
-        let size = self.slots.len().div_ceil(self.crew.threads());
-        let parts: Vec<Mutex<Option<&mut [i64]>>> =
-            out.chunks_mut(size).map(|c| Mutex::new(Some(c))).collect();
+        // Each block's part of `out`, taken by the thread that fills it.
+        let mut rest = &mut out[..self.slots.len()];
+        let parts: Vec<Mutex<Option<&mut [i64]>>> = (0..self.crew.threads())
+            .map(|b| {
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(self.block(b).len());
+                rest = tail;
+                Mutex::new(Some(part))
+            })
+            .collect();
         self.crew.run(&|b| {
-            let Some(out) = parts
-                .get(b)
-                .and_then(|p| p.lock().expect("one thread per block").take())
-            else {
+            let Some(out) = parts[b].lock().expect("one thread per block").take() else {
                 return;
             };
-            let first = b * size;
-            for (j, (slot, o)) in self.slots[first..].iter().zip(out).enumerate() {
+            let block = self.block(b);
+            for ((env, slot), o) in block.clone().zip(&self.slots[block]).zip(out) {
                 *o = if slot.legal.is_empty() {
                     -1
                 } else {
-                    let pick = action_rng(seed, first + j).below(slot.legal.len() as u64);
+                    let pick = action_rng(seed, env).below(slot.legal.len() as u64);
                     slot.legal[pick as usize].index() as i64
                 };
             }

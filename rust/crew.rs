@@ -7,9 +7,10 @@
 //! crew spin for a short while after each job before they park, and the caller spins while it
 //! waits for the workers, which never takes longer than the slowest block of one step.
 
+use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -30,8 +31,8 @@ struct Board {
     job: Mutex<Option<&'static Job<'static>>>,
     /// Workers still running the current job.
     pending: AtomicUsize,
-    /// A worker's part of the current job panicked.
-    panicked: AtomicBool,
+    /// The panic of a worker's part of the current job, passed on to the caller.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
     stop: AtomicBool,
     /// How long an idle worker spins before it parks.
     spin: Duration,
@@ -43,6 +44,8 @@ struct Board {
 pub struct Crew {
     board: Arc<Board>,
     workers: Vec<JoinHandle<()>>,
+    /// Held by the `run` in progress: the board has room for one job at a time.
+    running: Mutex<()>,
 }
 
 impl Crew {
@@ -55,7 +58,7 @@ impl Crew {
             generation: AtomicU64::new(0),
             job: Mutex::new(None),
             pending: AtomicUsize::new(0),
-            panicked: AtomicBool::new(false),
+            panic: Mutex::new(None),
             stop: AtomicBool::new(false),
             spin,
             parked: (1..threads).map(|_| AtomicBool::new(false)).collect(),
@@ -63,6 +66,7 @@ impl Crew {
         let mut crew = Crew {
             board: board.clone(),
             workers: Vec::new(),
+            running: Mutex::new(()),
         };
         for index in 1..threads {
             let board = board.clone();
@@ -83,14 +87,24 @@ impl Crew {
     /// on the workers, and returns once every call has returned.
     pub fn run(&self, job: &Job<'_>) {
         let board = &*self.board;
+        // Another `run` in progress (from another thread, or from inside a job): the blocks
+        // run here, one after the other, which gives the same results.
+        let running = match self.running.try_lock() {
+            Ok(guard) => guard,
+            // A panic in an earlier job left nothing half done on the board.
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return (0..self.threads()).for_each(job),
+        };
         if self.workers.is_empty() {
             return job(0);
         }
-        // SAFETY: the board holds the job only during this call: `Wait` (also when `job(0)`
-        // unwinds) waits until every worker has returned from it, then takes it off the board.
+        // SAFETY: the board holds the job only during this call, the only one in progress
+        // (`running`): `Wait` (also when `job(0)` unwinds) waits until every worker has
+        // returned from it, then takes it off the board.
         let job: &'static Job<'static> = unsafe { std::mem::transmute(job) };
-        *board.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
-        board.panicked.store(false, Ordering::SeqCst);
+        *lock(&board.job) = Some(job);
+        // A worker's panic left by a run whose own block panicked first.
+        drop(lock(&board.panic).take());
         board.pending.store(self.workers.len(), Ordering::SeqCst);
         board.generation.fetch_add(1, Ordering::SeqCst);
         for (worker, parked) in self.workers.iter().zip(&board.parked) {
@@ -101,10 +115,17 @@ impl Crew {
         let wait = Wait(board);
         job(0);
         drop(wait);
-        if board.panicked.load(Ordering::SeqCst) {
-            panic!("a batch worker thread panicked");
+        let panic = lock(&board.panic).take();
+        drop(running);
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
         }
     }
+}
+
+/// A mutex's value, also after a panic elsewhere (nothing guarded here is left half written).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Waits, when dropped, until no worker runs the current job, then takes it off the board.
@@ -121,7 +142,7 @@ impl Drop for Wait<'_> {
             }
             std::hint::spin_loop();
         }
-        *self.0.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.0.job) = None;
     }
 }
 
@@ -169,10 +190,10 @@ fn serve(board: &Board, index: usize) {
                 std::hint::spin_loop();
             }
         }
-        let job = *board.job.lock().unwrap_or_else(|e| e.into_inner());
-        let job = job.expect("a job is on the board while its generation is new");
-        if catch_unwind(AssertUnwindSafe(|| job(index))).is_err() {
-            board.panicked.store(true, Ordering::SeqCst);
+        let job = lock(&board.job).expect("a job is on the board while its generation is new");
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| job(index))) {
+            // Kept for the caller (dropping the payload here could panic again).
+            lock(&board.panic).get_or_insert(payload);
         }
         board.pending.fetch_sub(1, Ordering::Release);
     }
@@ -202,13 +223,38 @@ mod tests {
     #[test]
     fn a_worker_panic_reaches_the_caller() {
         let crew = Crew::new(2).unwrap();
-        let out = catch_unwind(AssertUnwindSafe(|| crew.run(&|b| assert_eq!(b, 0))));
-        assert!(out.is_err());
+        let out = catch_unwind(AssertUnwindSafe(|| {
+            crew.run(&|b| assert_eq!(b, 0, "block {b}"))
+        }));
+        // The worker's own message reaches the caller.
+        let message = out
+            .expect_err("the worker's panic")
+            .downcast::<String>()
+            .unwrap();
+        assert!(message.contains("block 1"), "{message}");
         // The crew still works afterwards.
         let hits = AtomicUsize::new(0);
         crew.run(&|_| {
             hits.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(hits.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn runs_from_several_threads_at_once_each_run_every_block() {
+        let crew = Crew::spinning(2, Duration::ZERO).unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..2000 {
+                        let hits: Vec<AtomicUsize> = (0..2).map(|_| AtomicUsize::new(0)).collect();
+                        crew.run(&|b| {
+                            hits[b].fetch_add(1, Ordering::Relaxed);
+                        });
+                        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+                    }
+                });
+            }
+        });
     }
 }
