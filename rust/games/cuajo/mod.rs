@@ -2145,6 +2145,13 @@ pub struct Unseen {
     /// A seat seen to hold a hand with waits after its last unseen card, with its hand's
     /// complete hands counted: its unseen cards are drawn among those giving waits.
     ready: Option<(usize, ready::Ready)>,
+    /// The other seats in the order their cards are placed: the purro seat of `ready` first,
+    /// then those seen with waits, whose constraints are the rarest, so that most rejections
+    /// come early.
+    order: Vec<usize>,
+    /// With no hidden secret, the needs of every proposal and the hidden cards left for the
+    /// rest: worked out once.
+    fixed: Option<(Needs, Counts)>,
 }
 
 impl Unseen {
@@ -2158,6 +2165,8 @@ impl Unseen {
             trace: Cuajo::replay_hidden(start, &start.deck, actions, actions, seat)?.2,
             over: false,
             ready: None,
+            order: Vec::new(),
+            fixed: None,
         };
         let dealer = start.dealer as usize;
         for i in 0..SOWEE_POS {
@@ -2241,6 +2250,17 @@ impl Unseen {
             }
         }
         u.ready = u.ready_seat(start, seat);
+        let first = u.ready.as_ref().map(|(q, _)| *q);
+        u.order = (0..SEATS).filter(|&q| q != seat).collect();
+        u.order.sort_by_key(|&q| {
+            (
+                Some(q) != first,
+                !u.events[q].contains(&Event::Waits(true)),
+            )
+        });
+        if u.secrets.is_empty() {
+            u.fixed = u.needs(start, seat, &[]);
+        }
         Some(u)
     }
 
@@ -2296,36 +2316,41 @@ impl Unseen {
                 (n > 0).then(|| x.options[rng.below(n) as usize])
             })
             .collect::<Option<_>>()?;
-        let (needs, rest) = self.needs(start, seat, &chosen)?;
-        let mut free: Vec<u8> = (0..KINDS as u8)
-            .flat_map(|k| std::iter::repeat_n(k, rest[k as usize] as usize))
-            .collect();
+        let computed;
+        let (needs, rest) = match &self.fixed {
+            Some((needs, rest)) => (needs, rest),
+            None => {
+                computed = self.needs(start, seat, &chosen)?;
+                (&computed.0, &computed.1)
+            }
+        };
+        let mut free: Vec<u8> = Vec::with_capacity(self.stock.len() + DECK / 2);
+        for k in 0..KINDS as u8 {
+            free.extend(std::iter::repeat_n(k, rest[k as usize] as usize));
+        }
         let mut deck = start.deck.to_vec();
-        // The seat whose unseen cards are drawn among those giving waits comes first, then
-        // the seats with the rarest constraints, so that most rejections come early.
-        let first = self.ready.as_ref().map(|(q, _)| *q);
-        let mut order: Vec<usize> = (0..SEATS).filter(|&q| q != seat).collect();
-        order.sort_by_key(|&q| {
-            (
-                Some(q) != first,
-                !self.events[q].contains(&Event::Waits(true)),
-            )
-        });
-        for q in order {
+        for &q in &self.order {
             let slots = &self.slots[q];
             let mut kinds = vec![u8::MAX; slots.len()];
             // Copies needed together (a secret) take a set of positions, not a sequence.
             let groups = group(&needs[q]);
+            let mut taken = 0;
             for &(k, by, m) in &groups {
-                let mut open: Vec<usize> = (0..by).filter(|&i| kinds[i] == u8::MAX).collect();
-                if open.len() < m {
+                // Every earlier pick lies below `by` (the needs come in order): `by - taken`
+                // positions are open, each picked with the same chance by drawing until open.
+                if by < taken + m {
                     return None;
                 }
-                for j in 0..m {
-                    let pick = j + rng.below((open.len() - j) as u64) as usize;
-                    open.swap(j, pick);
-                    kinds[open[j]] = k;
+                for _ in 0..m {
+                    loop {
+                        let at = rng.below(by as u64) as usize;
+                        if kinds[at] == u8::MAX {
+                            kinds[at] = k;
+                            break;
+                        }
+                    }
                 }
+                taken += m;
             }
             let mut fill: Vec<u8> = match &self.ready {
                 // Drawn from the remaining cards, but only among the draws giving waits.
@@ -2355,10 +2380,17 @@ impl Unseen {
             );
             // Kept with probability 1/w, w the number of ways to place the needed cards.
             let mut ways = 1u64;
-            let mut used = [0usize; KINDS];
+            let (mut used, mut here, mut upto) = ([0usize; KINDS], [0usize; KINDS], 0);
             for &(k, by, m) in &groups {
-                let here = kinds[..by].iter().filter(|&&x| x == k).count();
-                let free_here = here.checked_sub(used[k as usize]).filter(|&x| x >= m)?;
+                // The copies of each kind among the first `by` positions, counted on as `by`
+                // grows.
+                for &x in &kinds[upto..by] {
+                    here[x as usize] += 1;
+                }
+                upto = by;
+                let free_here = here[k as usize]
+                    .checked_sub(used[k as usize])
+                    .filter(|&x| x >= m)?;
                 ways *= choose(free_here, m);
                 used[k as usize] += m;
             }
