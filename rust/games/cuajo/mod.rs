@@ -2252,12 +2252,8 @@ impl Unseen {
         u.ready = u.ready_seat(start, seat);
         let first = u.ready.as_ref().map(|(q, _)| *q);
         u.order = (0..SEATS).filter(|&q| q != seat).collect();
-        u.order.sort_by_key(|&q| {
-            (
-                Some(q) != first,
-                !u.events[q].contains(&Event::Waits(true)),
-            )
-        });
+        u.order
+            .sort_by_key(|&q| (Some(q) != first, !u.events[q].contains(&Event::Waits(true))));
         if u.secrets.is_empty() {
             u.fixed = u.needs(start, seat, &[]);
         }
