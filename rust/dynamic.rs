@@ -13,6 +13,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many times `resample_from_infostate` asks the game for a proposal before it gives up and
@@ -287,7 +288,8 @@ impl<G: Game> Tracked<G> {
         if !text.trim_start().starts_with('{') {
             return Err(bad("it is not a JSON object of its fields"));
         }
-        let saved: Saved<'_> = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+        let saved: Saved<'_, G> =
+            serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
         if saved.game != G::NAME {
             return Err(bad("it is not a state of this game"));
         }
@@ -296,12 +298,10 @@ impl<G: Game> Tracked<G> {
         if saved.decks.is_empty() {
             return Err(bad("no deck"));
         }
-        let decks = saved
-            .decks
-            .iter()
-            .map(|d| G::PACK.parse_deck(d))
-            .collect::<Result<Vec<_>>>()
-            .map_err(|e| bad(&e.to_string()))?;
+        let decks: Vec<Vec<u8>> = saved.decks.into_iter().map(|d| d.0).collect();
+        for deck in &decks {
+            G::PACK.check_deck(deck).map_err(|e| bad(&e.to_string()))?;
+        }
         let mut t = if game.explicit {
             Tracked::<G>::new_explicit(game.config, saved.seed, decks)
         } else {
@@ -620,27 +620,49 @@ struct SavedConfig<'a, G: Game> {
 
 /// The fields of a serialized state ([`Tracked::serialize`]), read without a JSON tree.
 #[derive(serde::Deserialize)]
-struct Saved<'a> {
+#[serde(bound = "")]
+struct Saved<'a, G: Game> {
     #[serde(borrow)]
     game: Cow<'a, str>,
     #[serde(borrow)]
     config: &'a RawValue,
     seed: u64,
-    #[serde(borrow)]
-    decks: Vec<Vec<Name<'a>>>,
+    decks: Vec<Deck<G>>,
     rng: u64,
     history: Vec<usize>,
+}
+
+/// A deck, read straight into card ids of the game's pack (not yet checked to be a whole pack).
+struct Deck<G>(Vec<u8>, PhantomData<G>);
+
+impl<'de, G: Game> serde::Deserialize<'de> for Deck<G> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Cards<G>(PhantomData<G>);
+        impl<'de, G: Game> serde::de::Visitor<'de> for Cards<G> {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of card names")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Vec<u8>, A::Error> {
+                let mut ids = Vec::with_capacity(G::PACK.size());
+                while let Some(Name(name)) = seq.next_element::<Name<'de>>()? {
+                    let id = G::PACK.parse_name(&name);
+                    ids.push(id.map_err(serde::de::Error::custom)?);
+                }
+                Ok(ids)
+            }
+        }
+        d.deserialize_seq(Cards::<G>(PhantomData))
+            .map(|ids| Deck(ids, PhantomData))
+    }
 }
 
 /// A card name, borrowed from the text unless it was written with escapes.
 #[derive(serde::Deserialize)]
 struct Name<'a>(#[serde(borrow)] Cow<'a, str>);
-
-impl AsRef<str> for Name<'_> {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
 
 /// What a seat saw of a state: what every re-deal of it must show the seat too.
 pub(crate) struct Seen<G: Game> {
