@@ -288,8 +288,7 @@ impl<G: Game> Tracked<G> {
         if !text.trim_start().starts_with('{') {
             return Err(bad("it is not a JSON object of its fields"));
         }
-        let saved: Saved<'_, G> =
-            serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+        let saved: Saved<'_, G> = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
         if saved.game != G::NAME {
             return Err(bad("it is not a state of this game"));
         }
