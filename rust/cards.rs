@@ -5,6 +5,7 @@
 //! of a pack of at most 64 is a `u64` bit set.
 
 use crate::{parse_err, Result};
+use std::sync::OnceLock;
 
 /// A pack: rank and suit tokens (canonical spellings first), aliases, and the id layout.
 #[derive(Debug)]
@@ -18,6 +19,13 @@ pub struct Pack {
     pub rank_major: bool,
     /// Identical copies of every card (Cuajo: 4); deck lists repeat each id that often.
     pub copies: u8,
+    /// The canonical names as keys ([`name_key`]), sorted, with their ids: built on first use.
+    pub names: OnceLock<Vec<(u32, u8)>>,
+}
+
+/// A name of at most four bytes as one number (every canonical card name is that short).
+fn name_key(name: &[u8]) -> Option<u32> {
+    (name.len() <= 4).then(|| name.iter().fold(0, |k, &b| k << 8 | u32::from(b)))
 }
 
 impl Pack {
@@ -79,19 +87,19 @@ impl Pack {
         }
     }
 
-    /// [`Pack::parse`], with a quick path for canonical strings (what states are saved with).
+    /// [`Pack::parse`], with a quick path for canonical strings (what states are saved with):
+    /// one binary search of the pack's names.
     pub fn parse_name(&self, text: &str) -> Result<u8> {
-        // Byte by byte: tokens are one or two letters, too short for `memcmp` to pay.
-        let same = |token: &str, bytes: &[u8]| {
-            token.len() == bytes.len() && token.bytes().zip(bytes).all(|(a, &b)| a == b)
-        };
-        let canonical = text.len().checked_sub(1).and_then(|cut| {
-            let (rank, suit) = text.as_bytes().split_at(cut);
-            let r = self.ranks.iter().position(|x| same(x, rank))?;
-            let s = self.suits.iter().position(|x| same(x, suit))?;
-            Some(self.id(r as u8, s as u8))
+        let names = self.names.get_or_init(|| {
+            let mut names: Vec<(u32, u8)> = (0..self.kinds() as u8)
+                .filter_map(|id| Some((name_key(self.name_of(id).as_bytes())?, id)))
+                .collect();
+            names.sort_unstable();
+            names
         });
-        canonical.map_or_else(|| self.parse(text), Ok)
+        name_key(text.as_bytes())
+            .and_then(|key| names.binary_search_by_key(&key, |n| n.0).ok())
+            .map_or_else(|| self.parse(text), |i| Ok(names[i].1))
     }
 
     /// Parses a card string, case-insensitively: rank token then suit letter.
@@ -181,6 +189,7 @@ pub static FRENCH_SPOIL_FIVE: Pack = Pack {
     rank_aliases: &[("T", 8)],
     rank_major: false,
     copies: 1,
+    names: OnceLock::new(),
 };
 
 /// French 52 for Cicera: suits S H D C, ranks A … K, id = 13·suit + rank.
@@ -193,6 +202,7 @@ pub static FRENCH_CICERA: Pack = Pack {
     rank_aliases: &[("T", 9)],
     rank_major: false,
     copies: 1,
+    names: OnceLock::new(),
 };
 
 /// Spanish 40 for Cau Robat: ranks 1 … 7, 10, 11, 12, suits O C E B, id = 4·rank + suit.
@@ -203,6 +213,7 @@ pub static SPANISH_40: Pack = Pack {
     rank_aliases: &[],
     rank_major: true,
     copies: 1,
+    names: OnceLock::new(),
 };
 
 /// Cuajo's 112: 28 kinds (ranks A 3 4 5 J H K, suits O C E B, id = 7·suit + rank), four copies.
@@ -213,6 +224,7 @@ pub static CUAJO_112: Pack = Pack {
     rank_aliases: &[("1", 0), ("10", 4), ("11", 5), ("12", 6)],
     rank_major: false,
     copies: 4,
+    names: OnceLock::new(),
 };
 
 /// Iterates the ids of a bit set in ascending order.
