@@ -248,11 +248,7 @@ def test_resampled_worlds_replay_as_themselves(impl, config):
 # Cuajo: a purro seat's hand is drawn among the hands with waits, not kept.
 
 
-def test_cuajo_purro_hand_is_resampled(impl, request):
-    if impl_name(impl) == "reference":
-        # Known defect of the reference model: its Cuajo resampler still keeps a purro seat's
-        # hidden cards when its re-deals fail (docs/engine.md, Determinisation).
-        request.applymarker(pytest.mark.xfail(strict=True, reason="reference keeps purro hands"))
+def test_cuajo_purro_hand_is_resampled(impl):
     game = impl.load_game("cuajo")
     found = None
     for seed in range(40):
@@ -342,11 +338,6 @@ def two_discards_law(m_x, m_y, unseen=96, size=16):
 
 
 def test_cuajo_resample_is_uniform_after_two_discards(impl):
-    if impl_name(impl) == "reference":
-        # Known defect (docs/engine.md, Determinisation): the reference's Cuajo resampler is a
-        # short walk of swaps from the true deal, not a uniform draw (chi2 44 against a bound
-        # of 32 here). Skipped rather than run as an expected failure: 25 s of CI for nothing.
-        pytest.skip("the reference's Cuajo resampler is not uniform (known defect)")
     state, x, y = cuajo_two_discards(impl)
     seat = 2
     v = state.view(seat)

@@ -576,7 +576,7 @@ def test_resample_at_chance_nodes(name: str, config: dict[str, Any]) -> None:
     game = R.load_game(name, explicit_chance=True, **config)
     players = game.num_players()
     changed = 0
-    # Cuajo's resampler replays the hand for each of its swaps: fewer nodes.
+    # Cuajo's resampler replays the hand for its proposals: fewer nodes.
     nodes = chance_nodes(name, config, 9)[:: 12 if name == "cuajo" else 4]
     for k, node in enumerate(nodes):
         state = node.state
@@ -587,7 +587,9 @@ def test_resample_at_chance_nodes(name: str, config: dict[str, Any]) -> None:
             assert sample.view(seat) == state.view(seat)
             assert sample.information_state_string(seat) == state.information_state_string(seat)
             assert np.array_equal(sample.observation_tensor(seat), state.observation_tensor(seat))
-            assert len(sample.history()) == len(state.history())
+            if name != "cuajo":
+                # A Cuajo world may hold a hidden pass more or less (another seat's claim).
+                assert len(sample.history()) == len(state.history())
             assert game.deserialize_state(sample.serialize()) == sample
             changed += sample.view() != state.view()
     assert changed > 0  # other seats' hidden cards are really re-dealt
@@ -645,7 +647,9 @@ def test_resample_at_decision_nodes(name: str, config: dict[str, Any]) -> None:
                 assert np.array_equal(
                     sample.observation_tensor(seat), state.observation_tensor(seat)
                 )
-                assert len(sample.history()) == len(state.history())
+                if name != "cuajo":
+                    # A Cuajo world may hold a hidden pass more or less (another seat's claim).
+                    assert len(sample.history()) == len(state.history())
         state.apply_action(choose_action(name, state, rng))
     assert checked >= 2
 

@@ -20,11 +20,13 @@ memoised on the counts.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import functools
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 import numpy as np
@@ -46,7 +48,7 @@ from tapete.reference._base import (
 from tapete.reference._base import seat_name as _p
 from tapete.reference._text import shown
 from tapete.reference.cards import CUAJO
-from tapete.reference.rng import SplitMix64
+from tapete.reference.rng import MASK64, SplitMix64
 
 __all__ = [
     "CLAIM",
@@ -1487,55 +1489,1127 @@ class CuajoState(ReferenceState):
 
     # ---------------------------------------------------------------- determinisation ------
 
-    def _signature(self, seat: int) -> tuple[Any, bytes, str]:
-        return (
-            self.view(seat),
-            self.observation_tensor(seat).tobytes(),
-            self.information_state_string(seat),
+    def _resample(self, seat: int, sampler: SplitMix64) -> CuajoState:
+        """A state that ``seat`` cannot tell from this one, drawn uniformly among the worlds
+        consistent with what it saw (docs/rules/cuajo.md, Determinisation).
+
+        Only the current deal is re-dealt (earlier hands of a match were shown at their end).
+        A world is a deal of the deck positions ``seat`` has not seen together with the kinds
+        of the other seats' secrets, which nobody else sees; the other seats' hidden decisions
+        (a pass on a win or a claim, a marker decision) are redone as the new cards need.
+
+        Proposal (exact, see ``_propose``): the secrets' kinds in proportion to the proposals
+        they allow, then every card a seat must have held for a discard or a secret beyond the
+        copies it was seen to receive at one of its unseen positions received before, uniformly,
+        and the other unseen cards shuffled over the other unseen positions.  A deal arises
+        from ``w`` such placements, so it is kept with probability ``1 / w``: every world is
+        then proposed and kept with the same probability.  Cheap tests of the waits and
+        markers seen reject most misfits before the replay, which keeps a world only if
+        ``seat`` sees exactly the same in it.  At the end of a match the hands are shown, so
+        each seat's unseen positions keep their cards as a set and are shuffled among
+        themselves.  After ``_RESAMPLE_WORK`` proposals (or ``_RESAMPLE_REPLAYS`` replays)
+        without a fit, the hidden cards stay as they are and only the undrawn stock, which
+        nothing has shown yet, is shuffled (docs/engine.md).
+        """
+        plan = self._analyse(seat)
+        world = _propose(self, plan, sampler)
+        if world is not None:
+            return world
+        deck = list(self._hand.deck)
+        stock = [deck[p] for p in plan.stock]
+        sampler.shuffle(stock)
+        for p, card in zip(plan.stock, stock):
+            deck[p] = card
+        return self._replayed(deck)
+
+    def _analyse(self, seat: int) -> _Plan:
+        """What ``seat`` knows of the current deal: replays the history on the true deck and
+        records, per other seat, the positions it received unseen and what its actions say of
+        its cards, and, per action, what a new world needs to redo it."""
+        h = self._hand
+        others = {q: _Other(q) for q in range(NUM_PLAYERS) if q != seat}
+        for pos in range(DEALT):
+            q = deal_seat(h.dealer, pos)
+            if q != seat:
+                others[q].receive(pos)
+        forced = self._cfg["purro_call"] == "forced"
+        # With dead waits not counted, whether a hand waits also depends on the table: only
+        # "it waits" is then a safe quick test (own holdings allow at least as many waits).
+        own_waits = bool(self._cfg["dead_waits_count"])
+        public_kind = bool(self._cfg["secret_kind_public"])
+        sowee = self._sowee
+        script: list[_Step] = []
+        secrets: list[tuple[int, list[int]]] = []
+        state = self._restarted(list(h.deck))
+        for a in self._history:
+            chance = state._chance is not None
+            sh: _Hand | None = getattr(state, "_hand", None)
+            current = sh is not None and sh.index == h.index
+            if sh is None or not current:
+                card = state._overriding_card()
+                state.apply_action(a if card is None else card)
+                script.append(_Step(a, chance, -1, "", False, -1, ()))
+                continue
+            actor = -1 if chance else sh.to_play
+            phase = "" if chance else sh.phase
+            drawn = len(sh.draws)
+            marker = sh.marker[actor] if actor >= 0 else None
+            purro, penalty = sh.purro[actor], sh.penalty[actor]
+            top, got, drawer = self._top_of(sh), sh.got, sh.current
+            card = state._overriding_card()
+            state.apply_action(a if card is None else card)
+            for pos, q, face_up in sh.draws[drawn:]:
+                if q != seat:
+                    if face_up:
+                        others[q].ops.append((_SEEN, sh.deck[pos], 0))
+                    else:
+                        others[q].receive(pos)
+            hidden = actor not in (-1, seat) and (
+                phase == "marker" or (phase in ("drawer_option", "claim") and a == PASS)
+            )
+            secret = -1
+            if a == CLAIM and not chance and drawer != seat:
+                assert got is not None
+                others[drawer].ops.append((_USE, got, 1))
+            if actor not in (-1, seat):
+                o = others[actor]
+                if phase in ("opening", "action") and a < SECRET_BASE:
+                    o.ops.append((_USE, a - DISCARD_BASE, 1))
+                    if penalty == 0 and (purro or forced) and (sh.purro[actor] or own_waits):
+                        o.ops.append((_WAITS, int(sh.purro[actor]), 0))
+                elif phase in ("opening", "action") and a < DRAW:
+                    secret = len(secrets)
+                    secrets.append((actor, self._secret_options(a, public_kind, sowee)))
+                    o.ops.append((_SECRET, secret, 0))
+                elif a == TAKE:
+                    assert top is not None
+                    o.ops.append((_SEEN, top, 0))
+                elif a == CLAIM:
+                    assert got is not None
+                    o.ops.append((_SEEN, got, 0))
+                elif a == PURRO:
+                    o.ops.append((_WAITS, 1, 0))
+                placed = sh.marker[actor]
+                if placed is not None and placed != marker:
+                    o.ops.append((_MARKER, placed, 0))
+            script.append(_Step(a, chance, actor, phase, hidden, secret, tuple(sh.marker)))
+        if self._terminal:  # every hand and secret has been shown
+            secrets = [(q, [options[0]]) for q, options in secrets]
+            if h.last_draw is not None and h.draws[-1][1] != seat:
+                # and the last draw (the winning card of a stock win): its last position
+                pos, q, _ = h.draws[-1]
+                o = others[q]
+                if o.positions and o.positions[-1] == pos:
+                    o.positions.pop()
+                    o.ops[o.ops.index((_POS, len(o.positions), 0))] = (_SEEN, h.deck[pos], 0)
+        waiting = not self._terminal and self._chance is None and h.to_play != seat
+        return _Plan(
+            seat=seat,
+            index=h.index,
+            terminal=self._terminal,
+            others=sorted(others.values(), key=_Other.rarity, reverse=True),
+            stock=list(range(h.pos, PACK_SIZE)),
+            secrets=secrets,
+            script=script,
+            stop_hidden=waiting and h.phase in _HIDDEN_PHASES,
+            target=self._seen_by(seat),
         )
 
-    def _resample(self, seat: int, sampler: SplitMix64) -> CuajoState:
-        """A state that ``seat`` cannot tell from this one (docs/engine.md, Determinisation).
+    @staticmethod
+    def _top_of(h: _Hand) -> int | None:
+        if h.discards and h.discards[-1][2] is None:
+            return int(h.discards[-1][1])
+        return None
 
-        Only the current deal is re-dealt (earlier hands of a match were shown at their end);
-        the history is replayed unchanged.  The deck positions ``seat`` has not seen are the
-        other players' dealt cards, their unshown stock draws and the stock still undrawn.
-        The undrawn stock is shuffled (nobody has seen any of it).  Then swaps of two unseen
-        positions holding different kinds, at least one of them in another player's hand, are
-        tried one at a time; a swap is kept when the replayed history is legal and ``seat``'s
-        view, observation and information state are unchanged (which checks every inference:
-        discards, secrets, forced purro calls, claims, wins).  If no swap passes, the hands
-        stay as they were.
-        """
-        h = self._hand
-        deck = list(h.deck)
-        undrawn = list(range(h.pos, PACK_SIZE))
-        cards = [deck[i] for i in undrawn]
+    def _secret_options(self, action: int, public_kind: bool, sowee: int) -> list[int]:
+        """The secrets another seat's secret may be, as ``action - SECRET_BASE``: the true one
+        first, then the others of its kind when the kind is shown, else of both kinds."""
+        true = action - SECRET_BASE
+        options = [true]
+        for c in range(2 * NUM_KINDS):
+            if c == true or c % NUM_KINDS == sowee:
+                continue
+            if public_kind and (c < NUM_KINDS) != (true < NUM_KINDS):
+                continue
+            options.append(c)
+        return options
+
+    def _world(self, deck: list[int], choices: Sequence[int], plan: _Plan) -> CuajoState | None:
+        """The history replayed on ``deck`` with the other seats' secrets ``choices``, their
+        hidden decisions redone: a pass on a win or a claim unless the true history shows that
+        win or claim next, a marker decision showing the marker the true history showed.
+        ``None`` when an action the viewer saw cannot be played."""
+        state = self._restarted(deck)
+        script, seat = plan.script, plan.seat
+        n, i = len(script), 0
+        try:
+            while True:
+                if state._chance is None and not state._terminal:
+                    h = state._hand
+                    d = h.to_play
+                    if d != seat and h.index == plan.index and h.phase in _HIDDEN_PHASES:
+                        j = i
+                        while j < n and script[j].hidden:
+                            j += 1
+                        if j >= n and plan.stop_hidden:
+                            break  # the true state waits for such a decision too
+                        if h.phase == "marker":
+                            step = script[i] if i < n else None
+                            if step and step.hidden and step.phase == "marker" and step.actor == d:
+                                state.apply_action(step.action)  # the same decision
+                            else:
+                                m = script[i - 1].markers[d]
+                                if m is None or m == COIN:
+                                    return None
+                                state.apply_action(MARKER_BASE + suit_of(m))
+                            continue
+                        end = WIN if h.phase == "drawer_option" else CLAIM
+                        if j < n and script[j].actor == d and script[j].action == end:
+                            state.apply_action(end)
+                            i = j + 1
+                        else:
+                            state.apply_action(PASS)
+                        continue
+                while i < n and script[i].hidden:
+                    i += 1
+                if i >= n:
+                    break
+                step = script[i]
+                i += 1
+                if step.chance != (state._chance is not None):
+                    return None
+                card = state._overriding_card()
+                if card is not None:
+                    state.apply_action(card)
+                elif step.secret >= 0:
+                    state.apply_action(SECRET_BASE + choices[step.secret])
+                else:
+                    state.apply_action(step.action)
+        except IllegalActionError:
+            return None
+        return state
+
+
+# ----------------------------------------------------------------------------------------------
+# Determinisation (docs/rules/cuajo.md, "Determinisation")
+# ----------------------------------------------------------------------------------------------
+
+_HIDDEN_PHASES = ("drawer_option", "claim", "marker")
+# Work bounds of one resample before the hidden cards are kept (about half a second): a
+# proposal costs 1, each purro seat's cards drawn directly 1 more (they take about as long),
+# and at most so many proposals pass the quick tests and are replayed.
+_RESAMPLE_WORK = 20_000
+_DIRECT_WORK = 1
+_RESAMPLE_REPLAYS = 50
+_MAX_SECRET_CHOICES = 4_000  # combined kinds of the hidden secrets weighed one by one
+
+# What another seat's actions say of its cards, in the order they happened (``_Other.ops``):
+_POS = 0  # (_POS, i, 0): it receives the card at its i-th unseen position
+_SEEN = 1  # (_SEEN, t, 0): it receives a t the viewer saw (taken, shown draw, claimed)
+_USE = 2  # (_USE, t, n): n copies of t leave its hand (a discard, the card claimed from it)
+_SECRET = 3  # (_SECRET, j, 0): it lays the j-th hidden secret
+_WAITS = 4  # (_WAITS, 1 or 0, 0): its cards had waits, or had none, at the end of its turn
+_MARKER = 5  # (_MARKER, m, 0): its marker m (a king or COIN) was placed
+
+_Op = tuple[int, int, int]
+
+_ACES = (0, 7, 14, 21)
+_LOWS = tuple(7 * s + r for s in range(4) for r in (THREE, FOUR, FIVE))
+_HIGHS = tuple(7 * s + r for s in range(4) for r in (JACK, HORSE, KING))
+_BLOCK_KINDS = (_ACES, _LOWS, _HIGHS)
+
+
+@functools.cache
+def _rank_table(quad_ok: bool, triple_suit: int) -> bytes:
+    """For every pattern of one rank (its four suits' counts n0..n3, as n0 + 5 n1 + 25 n2 +
+    125 n3): whether it splits into sets (three or four suits), quads when they count, and the
+    three copies of suit ``triple_suit`` (-1: none)."""
+    melds = [sum(5**s for s in suits) for size in (3, 4) for suits in combinations(range(4), size)]
+    if quad_ok:
+        melds += [4 * 5**s for s in range(4)]
+    if triple_suit >= 0:
+        melds.append(3 * 5**triple_suit)
+    digits = [[(code // 5**s) % 5 for s in range(4)] for code in range(625)]
+    ok = bytearray(625)
+    ok[0] = 1
+    for code in range(1, 625):  # a pattern less a meld has a lower code: already decided
+        ok[code] = any(
+            ok[code - m] and all(x >= y for x, y in zip(digits[code], digits[m])) for m in melds
+        )
+    return bytes(ok)
+
+
+class _Blocks:
+    """Completeness decided block by block, much faster than the search of rules §4.2 for the
+    quick tests of a resample: no combination mixes the aces, the 3-4-5 and the J-H-K, so
+    each block splits alone.  Once each suit's sequences are chosen, what is left of a rank
+    must split into sets (a table of the 625 patterns of a rank); leftover kings stand alone."""
+
+    def __init__(self, quad_ok: bool, triple: int) -> None:
+        def triple_suit(rank: int) -> int:
+            return suit_of(triple) if triple >= 0 and rank_of(triple) == rank else -1
+
+        self._tables = [_rank_table(quad_ok, triple_suit(r)) for r in range(KING)]
+        self._memo: list[dict[tuple[int, ...], bool]] = [{}, {}, {}]
+
+    def _ok(self, block: int, key: tuple[int, ...]) -> bool:
+        memo = self._memo[block]
+        got = memo.get(key)
+        if got is None:
+            if len(memo) > 500_000:
+                memo.clear()
+            got = memo[key] = self._decide(block, key)
+        return got
+
+    def _decide(self, block: int, c: tuple[int, ...]) -> bool:
+        tables = self._tables
+        if block == 0:
+            return bool(tables[ACE][c[0] + 5 * c[1] + 25 * c[2] + 125 * c[3]])
+        low = THREE if block == 1 else JACK
+        first, second = tables[low], tables[low + 1]
+        third = tables[low + 2] if block == 1 else None  # kings may always stand alone
+        most = [min(c[3 * s], c[3 * s + 1], c[3 * s + 2]) for s in range(4)]
+        for runs in product(*(range(m + 1) for m in most)):  # sequences per suit
+            if not first[sum((c[3 * s] - runs[s]) * 5**s for s in range(4))]:
+                continue
+            if not second[sum((c[3 * s + 1] - runs[s]) * 5**s for s in range(4))]:
+                continue
+            if third is None or third[sum((c[3 * s + 2] - runs[s]) * 5**s for s in range(4))]:
+                return True
+        return False
+
+    def _waits(self, pool: Sequence[int], committed: Sequence[int], sowee: int) -> Iterator[int]:
+        """The waits of ``pool`` (with ``committed`` in secrets), rules §4.4: the kinds its
+        holder has fewer than all copies of whose one more card makes it split."""
+        keys = (
+            (pool[0], pool[7], pool[14], pool[21]),
+            tuple([pool[t] for t in _LOWS]),
+            tuple([pool[t] for t in _HIGHS]),
+        )
+        failing = [b for b in range(3) if not self._ok(b, keys[b])]
+        if len(failing) > 1:
+            return  # one more card mends one block at most
+        for b in failing or (0, 1, 2):
+            key = list(keys[b])
+            for i, t in enumerate(_BLOCK_KINDS[b]):
+                if (3 if t == sowee else COPIES) - pool[t] - committed[t] > 0:
+                    key[i] += 1
+                    if self._ok(b, tuple(key)):
+                        yield t
+                    key[i] -= 1
+
+    def has_waits(self, pool: Sequence[int], committed: Sequence[int], sowee: int) -> bool:
+        """Whether ``pool`` has a wait."""
+        return any(True for _ in self._waits(pool, committed, sowee))
+
+    def count_waits(self, pool: Sequence[int], committed: Sequence[int], sowee: int) -> int:
+        """How many waits ``pool`` has."""
+        return sum(1 for _ in self._waits(pool, committed, sowee))
+
+
+@functools.cache
+def _blocks(quad_ok: bool, triple: int) -> _Blocks:
+    return _Blocks(quad_ok, triple)
+
+
+@dataclass
+class _Step:
+    """One action of the true history, as a new world replays it."""
+
+    action: int
+    chance: bool
+    actor: int  # the seat that decided; -1 for a chance outcome and in earlier deals
+    phase: str
+    hidden: bool  # another seat's decision the viewer does not see: redone, not replayed
+    secret: int  # the index of the hidden secret it lays, or -1
+    markers: tuple[int | None, ...]  # every seat's marker after it (current deal)
+
+
+@dataclass
+class _Other:
+    """What the viewer knows of another seat's cards in the current deal."""
+
+    seat: int
+    positions: list[int] = field(default_factory=list)  # unseen, in the order received
+    ops: list[_Op] = field(default_factory=list)  # what happened to its cards, in order
+
+    def receive(self, pos: int) -> None:
+        self.ops.append((_POS, len(self.positions), 0))
+        self.positions.append(pos)
+
+    def rarity(self) -> tuple[int, int]:
+        """Seats a random deal rarely fits come first: hands seen with waits, then the most
+        tests."""
+        waits = sum(1 for op, a, _ in self.ops if op == _WAITS and a)
+        return waits, sum(1 for op, _, _ in self.ops if op in (_USE, _SECRET, _WAITS, _MARKER))
+
+
+@dataclass
+class _Plan:
+    """What a seat knows of the current deal (``CuajoState._analyse``)."""
+
+    seat: int
+    index: int  # of the current deal
+    terminal: bool  # every hand has been shown
+    others: list[_Other]  # in the order their cards are drawn
+    stock: list[int]  # the undrawn positions
+    secrets: list[tuple[int, list[int]]]  # per hidden secret: its seat, what it may be
+    script: list[_Step]
+    stop_hidden: bool  # the true state waits for another seat's hidden decision
+    target: tuple[Any, ...]  # what the seat sees (``_seen_by``)
+
+
+@dataclass
+class _Layout:
+    """The proposal for one choice of the hidden secrets."""
+
+    choices: tuple[int, ...]  # per hidden secret: its action less SECRET_BASE
+    needs: list[list[tuple[int, int]]]  # per other seat: (deadline, kind), by deadline
+    pools: list[list[int]]  # cards to shuffle: one pool, or per seat and the stock (terminal)
+    weight: int  # the proposals it allows: placements times arrangements of the pool
+
+
+def _secret_uses(choice: int, sowee: int) -> list[tuple[int, int]]:
+    """The cards a secret takes from the hand: four of a kind, or the sowee's three and the
+    extra card."""
+    if choice < NUM_KINDS:
+        return [(choice, 4)]
+    return [(sowee, 3), (choice - NUM_KINDS, 1)]
+
+
+def _needs(other: _Other, choices: Sequence[int], sowee: int) -> list[tuple[int, int]]:
+    """The cards ``other`` must have held beyond the copies it was seen to receive, each with
+    its deadline (how many of its unseen positions it had received by then), by deadline.
+
+    Seen copies cover the first uses after them: that leaves the fewest cards to place by
+    every time, so a deal lets the needed cards be placed exactly when the holder had every
+    card it used."""
+    spare = [0] * NUM_KINDS
+    received = 0
+    out: list[tuple[int, int]] = []
+    for op, a, b in other.ops:
+        if op == _POS:
+            received += 1
+        elif op == _SEEN:
+            spare[a] += 1
+        elif op in (_USE, _SECRET):
+            for t, n in [(a, b)] if op == _USE else _secret_uses(choices[a], sowee):
+                covered = min(spare[t], n)
+                spare[t] -= covered
+                out += [(received, t)] * (n - covered)
+    out.sort()
+    return out
+
+
+def _placements(need: Sequence[tuple[int, int]]) -> int:
+    """How many ways the needed cards can be given distinct positions before their deadlines
+    (taken by deadline, the k-th has ``deadline - k`` positions left); 0 if none."""
+    ways = 1
+    for k, (deadline, _) in enumerate(need):
+        if deadline <= k:
+            return 0
+        ways *= deadline - k
+    return ways
+
+
+def _ways(need: Sequence[tuple[int, int]], cards: Sequence[int]) -> int:
+    """How many placements of the needed cards give the seat's unseen ``cards``: the k-th
+    needed copy of a kind goes to one of the copies before its deadline not yet used."""
+    ways = 1
+    used = [0] * NUM_KINDS
+    for deadline, t in need:
+        free = cards[:deadline].count(t) - used[t]
+        if free <= 0:
+            return 0  # it did not have the card in time
+        ways *= free
+        used[t] += 1
+    return ways
+
+
+def _layouts(state: CuajoState, plan: _Plan) -> list[_Layout]:
+    """The proposals per choice of the hidden secrets, with positive weights; empty when
+    there are too many choices to weigh."""
+    deck = state._hand.deck
+    sowee = state._sowee
+    if plan.terminal:  # the hands are shown: each seat keeps its unseen cards as a set
+        choices = tuple(options[0] for _, options in plan.secrets)
+        needs, pools = [], []
+        for o in plan.others:
+            need = _needs(o, choices, sowee)
+            pool = [deck[p] for p in o.positions]
+            for _, t in need:
+                pool.remove(t)
+            needs.append(need)
+            pools.append(pool)
+        pools.append([deck[p] for p in plan.stock])
+        return [_Layout(choices, needs, pools, 1)]
+    counts = _counts([deck[p] for o in plan.others for p in o.positions])
+    counts = _plus(counts, _counts(deck[p] for p in plan.stock))
+    options = [opts for _, opts in plan.secrets]
+    size = 1
+    for opts in options:
+        size *= len(opts)
+    if size > _MAX_SECRET_CHOICES:
+        return []
+    with_secret = {q for q, _ in plan.secrets}
+    fixed = {o.seat: _needs(o, (), sowee) for o in plan.others if o.seat not in with_secret}
+    layouts = []
+    for choices in product(*options):
+        needs = [
+            fixed[o.seat] if o.seat in fixed else _needs(o, choices, sowee) for o in plan.others
+        ]
+        weight = 1
+        left = list(counts)
+        for need in needs:
+            weight *= _placements(need)
+            for _, t in need:
+                left[t] -= 1
+        if weight == 0 or min(left) < 0:
+            continue
+        # times the arrangements of the rest: a multinomial coefficient
+        weight *= math.factorial(sum(left))
+        for n in left:
+            weight //= math.factorial(n)
+        layouts.append(_Layout(tuple(choices), needs, [_expand(left)], weight))
+    return layouts
+
+
+def _below_big(sampler: SplitMix64, n: int) -> int:
+    """A uniform integer in ``0 .. n-1`` for any ``n >= 1``, by rejection over whole words."""
+    if n <= MASK64:
+        return sampler.below(n)
+    words = (n.bit_length() + 63) // 64
+    top = (1 << (64 * words)) // n * n
+    while True:
+        x = 0
+        for _ in range(words):
+            x = (x << 64) | sampler.next_u64()
+        if x < top:
+            return x % n
+
+
+def _draws(sampler: SplitMix64, sizes: Sequence[int]) -> list[int]:
+    """Independent uniform integers in ``0 .. size-1``, one per size: as many as fit are drawn
+    together as one uniform integer below their product (exact, fewer draws)."""
+    out: list[int] = []
+    i = 0
+    while i < len(sizes):
+        j, product = i, 1
+        while j < len(sizes) and product * sizes[j] <= MASK64:
+            product *= sizes[j]
+            j += 1
+        x = sampler.below(product)
+        for size in sizes[i:j]:
+            x, r = divmod(x, size)
+            out.append(r)
+        i = j
+    return out
+
+
+def _fits(
+    other: _Other,
+    cards: Sequence[int],
+    choices: Sequence[int],
+    sowee: int,
+    rules: _Blocks,
+    lowest: bool,
+) -> bool:
+    """Whether ``other``'s unseen ``cards`` give the waits and markers the viewer saw (quick
+    tests of what the replay checks; the rare "has waits" first, "has none" last)."""
+    hand = [0] * NUM_KINDS
+    committed = [0] * NUM_KINDS
+    extra = -1
+    later: list[tuple[Counts, Counts]] = []
+    for op, a, b in other.ops:
+        if op == _POS:
+            hand[cards[a]] += 1
+        elif op == _SEEN:
+            hand[a] += 1
+        elif op == _USE:
+            hand[a] -= b
+            if hand[a] < 0:
+                return False
+        elif op == _SECRET:
+            for t, n in _secret_uses(choices[a], sowee):
+                hand[t] -= n
+            if choices[a] < NUM_KINDS:
+                committed[choices[a]] += 4
+            else:
+                committed[sowee] += 3
+                extra = choices[a] - NUM_KINDS
+        elif op == _MARKER:
+            kings = [k for k in KINGS if hand[k] > 0]
+            if a == COIN:
+                if kings:
+                    return False
+            elif a not in kings or (lowest and a != kings[0]):
+                return False
+        else:
+            pool = list(hand)
+            if extra >= 0:
+                pool[extra] += 1
+            if max(pool) > COPIES or pool[sowee] > 3:
+                return False  # more copies than exist: another seat's cards are short
+            if not a:
+                later.append((pool, list(committed)))
+            elif not rules.has_waits(pool, committed, sowee):
+                return False
+    return not any(rules.has_waits(pool, held, sowee) for pool, held in later)
+
+
+# ---------------------------------------------------------------- purro seats' cards ---------
+
+_FULL = 16  # cards of a complete hand
+# The parts of a complete hand's blocks, by the ranks of each suit they hold: the aces, the
+# 3-4-5, the jacks and horses of the J-H-K block, and its kings (which may always stand alone).
+_PARTS = ((ACE,), (THREE, FOUR, FIVE), (JACK, HORSE), (KING,))
+_CORES = tuple(7 * s + r for s in range(4) for r in (JACK, HORSE))
+
+
+def _code(counts: Sequence[int]) -> int:
+    """Counts 0-4 as one number in base 5, the first count lowest."""
+    return sum(n * 5**i for i, n in enumerate(counts))
+
+
+class _Patterns:
+    """The blocks of every complete hand of at most 16 cards (undeclared quads counting or
+    not), for ``_WaitingHand``: the aces' and the 3-4-5 patterns that split, and the patterns
+    of jacks and horses that split once some J-H-K sequences are taken out, each with the set
+    of king counts that allows it (at least the sequences of one of its ways to split, per
+    suit; other kings stand alone).  The docs count them: 143, 64,715, 21,979 (157 sets).
+
+    Each pattern is a row of counts, suit by suit (``_PARTS``), and per suit the code of its
+    part (so a weight that is a product over kinds is a product of four table lookups)."""
+
+    def __init__(self, quad_ok: bool) -> None:
+        table = _rank_table(quad_ok, -1)
+        ok = sorted((v for v in product(range(5), repeat=4) if table[_code(v)]), key=sum)
+        low: set[tuple[int, ...]] = set()
+        core: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+        # every pattern is some sequences per suit plus, per rank, a pattern that splits
+        for runs in product(range(5), repeat=4):
+            fits = [v for v in ok if all(v[s] + runs[s] <= 4 for s in range(4))]
+            used = 3 * sum(runs)
+            for a in fits:
+                if used + sum(a) > _FULL:
+                    break
+                for b in fits:
+                    if used + sum(a) + sum(b) > _FULL:
+                        break
+                    jh = tuple(x for s in range(4) for x in (a[s] + runs[s], b[s] + runs[s]))
+                    core.setdefault(jh, []).append(runs)
+                    for c in fits:
+                        if used + sum(a) + sum(b) + sum(c) > _FULL:
+                            break
+                        low.add(
+                            tuple(
+                                x
+                                for s in range(4)
+                                for x in (a[s] + runs[s], b[s] + runs[s], c[s] + runs[s])
+                            )
+                        )
+        sets: dict[frozenset[tuple[int, ...]], int] = {}
+        cores, set_of = [], []
+        for jh, ways in sorted(core.items()):
+            least = frozenset(
+                w for w in ways if not any(v != w and all(map(int.__le__, v, w)) for v in ways)
+            )
+            cores.append(jh)
+            set_of.append(sets.setdefault(least, len(sets)))
+        # aces and 3-4-5 sorted by size (size n is rows starts[n] to starts[n + 1])
+        aces, lows = sorted(ok, key=sum), sorted(low, key=sum)
+        self.starts = [
+            [bisect.bisect_left([sum(p) for p in rows], n) for n in range(_FULL + 2)]
+            for rows in (aces, lows)
+        ]
+        kings = list(product(range(5), repeat=4))
+        self.rows = [np.array(rows, dtype=np.int64) for rows in (aces, lows, cores, kings)]
+        self.codes = [
+            np.array([[_code(r[w * s : w * s + w]) for s in range(4)] for r in rows])
+            for rows, w in zip((aces, lows, cores, kings), (1, 3, 2, 1))
+        ]
+        self.core_set = np.array(set_of, dtype=np.int64)
+        self.core_size = self.rows[2].sum(axis=1)
+        self.king_size = self.rows[3].sum(axis=1)
+        self.allowed = np.zeros((len(sets), len(kings)), dtype=np.int64)  # 1: the set allows
+        for least, u in sets.items():
+            for m in least:
+                self.allowed[u] |= np.all(self.rows[3] >= np.array(m), axis=1)
+        # the J-H patterns grouped by their set of king counts and their size
+        pairs = sorted(set(zip(set_of, self.core_size.tolist())))
+        index = {pair: g for g, pair in enumerate(pairs)}
+        self.core_group = np.array(
+            [index[pair] for pair in zip(set_of, self.core_size.tolist())], dtype=np.int64
+        )
+        self.groups = pairs
+
+
+@functools.cache
+def _patterns(quad_ok: bool) -> _Patterns:
+    return _Patterns(quad_ok)
+
+
+def _pick_cumulative(sampler: SplitMix64, cumulative: npt.NDArray[np.int64]) -> int:
+    """An index drawn in proportion to the weights whose running sums are ``cumulative``."""
+    return int(np.searchsorted(cumulative, _below_big(sampler, int(cumulative[-1])), "right"))
+
+
+def _others_product(factors: Sequence[npt.NDArray[np.int64]]) -> list[npt.NDArray[np.int64]]:
+    """Per factor, the product of the other factors."""
+    out = []
+    for i in range(len(factors)):
+        rest = np.ones_like(factors[0])
+        for j, f in enumerate(factors):
+            if j != i:
+                rest = rest * f
+        out.append(rest)
+    return out
+
+
+class _WaitingHand:
+    """Draws a hand ``h`` with a wait for a seat seen with waits after its last unseen card,
+    in proportion to how often a uniform deal of ``pool`` gives it: its unseen cards are
+    ``a = h + offset`` (its hand less the cards it was seen to receive, plus those it used),
+    weighed ``prod comb(pool[k], a[k])``, with ``h[k]`` within ``bounds[k]`` (at least the
+    copies it uses later; the kings its marker shows or excludes).
+
+    A complete hand ``g`` and a wait ``t`` with ``h = g - t`` are drawn in proportion to the
+    weight of ``h``.  The weight is a product over kinds and ``g`` is complete when each block
+    (aces, 3-4-5, J-H-K) splits, so the sums over ``g`` are taken block by block and size by
+    size, from the lists of ``_Patterns``.  A hand comes up once per wait it has: the caller
+    keeps it with probability one over its number of waits.  All weights are exact integers
+    (per pattern at most ``12 * 6**12``; sums stay far below ``2**63``, or are taken in
+    Python's integers)."""
+
+    def __init__(
+        self,
+        pool: Sequence[int],
+        offset: Sequence[int],
+        bounds: Sequence[tuple[int, int]],
+        sowee: int,
+        quad_ok: bool,
+    ) -> None:
+        p = self._p = _patterns(quad_ok)
+        # weight[k][x]: x copies of k in g, none of them the wait; spare[k][x]: one is the wait
+        # (h[k] = x - 1, and a copy of the wait is left to draw)
+        weight = [[0] * 5 for _ in range(NUM_KINDS)]
+        spare = [[0] * 5 for _ in range(NUM_KINDS)]
+        for k, (least, most) in enumerate(bounds):
+            for h in range(least, most + 1):
+                if 0 <= h + offset[k] <= pool[k]:
+                    weight[k][h] = math.comb(pool[k], h + offset[k])
+                    if h < (3 if k == sowee else COPIES):
+                        spare[k][h + 1] = weight[k][h]
+        # per part and suit, per code of its counts: the weight, and per column the weight
+        # with the wait of that column's kind
+        self._tables: list[list[tuple[list[int], list[list[int]]]]] = []
+        self._full: list[npt.NDArray[np.int64]] = []  # per part: each pattern's weight
+        self._wait: list[npt.NDArray[np.int64]] = []  # per part: summed over the wait's kind
+        for part, ranks in enumerate(_PARTS):
+            suits = []
+            for s in range(4):
+                kinds = [7 * s + r for r in ranks]
+                full = [0] * 5 ** len(ranks)
+                cols: list[list[int]] = [[]] * 5 ** len(ranks)
+                for counts in product(range(5), repeat=len(ranks)):
+                    ws = [weight[k][x] for k, x in zip(kinds, counts)]
+                    full[_code(counts)] = math.prod(ws)
+                    cols[_code(counts)] = [
+                        math.prod(ws[:i] + ws[i + 1 :]) * spare[k][x]
+                        for i, (k, x) in enumerate(zip(kinds, counts))
+                    ]
+                suits.append((full, cols))
+            self._tables.append(suits)
+            codes = p.codes[part]
+            fulls = [np.array(suits[s][0], dtype=np.int64)[codes[:, s]] for s in range(4)]
+            waits = [
+                np.array([sum(c) for c in suits[s][1]], dtype=np.int64)[codes[:, s]]
+                for s in range(4)
+            ]
+            self._full.append(fulls[0] * fulls[1] * fulls[2] * fulls[3])
+            others = _others_product(fulls)
+            self._wait.append(sum((w * o for w, o in zip(waits, others)), np.zeros_like(fulls[0])))
+        # king counts: per set and number of kings, their summed weight without and with the wait
+        by_size = np.stack([p.king_size == n for n in range(_FULL + 1)], axis=1)
+        self._king_sets = p.allowed @ (self._full[3][:, None] * by_size)
+        self._king_wait_sets = p.allowed @ (self._wait[3][:, None] * by_size)
+        sums = [self._sums(part) for part in range(2)] + [self._high_sums()]
+        self._cumulative: dict[tuple[int, int, bool], npt.NDArray[np.int64]] = {}
+        self._kings: dict[tuple[int, int, bool], npt.NDArray[np.int64]] = {}
+        self._splits: list[tuple[tuple[int, int, int], int]] = []
+        self._running: list[int] = []  # running sums of the splits' weights
+        self.total = 0
+        for a in range(_FULL + 1):
+            for b in range(_FULL + 1 - a):
+                sizes = (a, b, _FULL - a - b)
+                for wait_block in range(3):
+                    ways = 1
+                    for block in range(3):
+                        ways *= sums[block][block == wait_block][sizes[block]]
+                    if ways:
+                        self.total += ways
+                        self._splits.append((sizes, wait_block))
+                        self._running.append(self.total)
+
+    def _sums(self, part: int) -> tuple[list[int], list[int]]:
+        """Per size, the summed weight of the block's patterns without and with the wait."""
+        starts = self._p.starts[part]
+        bounds = [(starts[n], starts[n + 1]) for n in range(_FULL + 1)]
+        return (
+            [int(self._full[part][lo:hi].sum()) for lo, hi in bounds],
+            [int(self._wait[part][lo:hi].sum()) for lo, hi in bounds],
+        )
+
+    def _high_sums(self) -> tuple[list[int], list[int]]:
+        """Per size, the J-H-K block's summed weight without and with the wait: per group of
+        J-H patterns (same set of king counts, same size), times the weight of the kings
+        that set allows, in Python's integers."""
+        p = self._p
+        full = np.zeros(len(p.groups), dtype=np.int64)
+        wait = np.zeros(len(p.groups), dtype=np.int64)
+        np.add.at(full, p.core_group, self._full[2])
+        np.add.at(wait, p.core_group, self._wait[2])
+        kings = self._king_sets.tolist()
+        kings_wait = self._king_wait_sets.tolist()
+        no_wait, with_wait = [0] * (_FULL + 1), [0] * (_FULL + 1)
+        for (u, size), f, w in zip(p.groups, full.tolist(), wait.tolist()):
+            if f or w:
+                for n in range(_FULL + 1 - size):
+                    no_wait[size + n] += f * kings[u][n]
+                    with_wait[size + n] += w * kings[u][n] + f * kings_wait[u][n]
+        return no_wait, with_wait
+
+    def _high(self, size: int, wait: bool) -> npt.NDArray[np.int64]:
+        """Per J-H pattern, the weight of the J-H-K patterns of ``size`` cards built on it (with
+        the wait among them when ``wait``)."""
+        p = self._p
+        kings = size - p.core_size
+        fits = kings >= 0
+        kings = np.where(fits, kings, 0)
+        full: npt.NDArray[np.int64] = self._king_sets[p.core_set, kings] * fits
+        if not wait:
+            out: npt.NDArray[np.int64] = self._full[2] * full
+            return out
+        waiting: npt.NDArray[np.int64] = self._king_wait_sets[p.core_set, kings] * fits
+        out = self._wait[2] * full + self._full[2] * waiting
+        return out
+
+    def _wait_kind(self, sampler: SplitMix64, part: int, row: int) -> int:
+        """The wait's kind in a pattern drawn with it, in proportion to its weight."""
+        codes = self._p.codes[part][row].tolist()
+        fulls = [self._tables[part][s][0][codes[s]] for s in range(4)]
+        weights = []
+        for s in range(4):
+            rest = math.prod(fulls[:s] + fulls[s + 1 :])
+            weights += [rest * w for w in self._tables[part][s][1][codes[s]]]
+        r = _below_big(sampler, sum(weights))
+        i = 0
+        while r >= weights[i]:
+            r -= weights[i]
+            i += 1
+        ranks = _PARTS[part]
+        return 7 * (i // len(ranks)) + ranks[i % len(ranks)]
+
+    def _cached(self, key: tuple[int, int, bool]) -> npt.NDArray[np.int64]:
+        """Running sums of the weights a draw picks a pattern from, per block, size and wait."""
+        if key not in self._cumulative:
+            block, size, wait = key
+            if block == 2:
+                weights = self._high(size, wait)
+            else:
+                lo, hi = self._p.starts[block][size], self._p.starts[block][size + 1]
+                weights = (self._wait if wait else self._full)[block][lo:hi]
+            self._cumulative[key] = np.cumsum(weights)
+        return self._cumulative[key]
+
+    def _king_sums(self, u: int, kings: int, wait: bool) -> npt.NDArray[np.int64]:
+        """Running sums of the weights of the king counts of ``kings`` kings that set ``u``
+        allows (with the wait among them when ``wait``)."""
+        key = (u, kings, wait)
+        if key not in self._kings:
+            allowed = self._p.allowed[u] * (self._p.king_size == kings)
+            self._kings[key] = np.cumsum(allowed * (self._wait if wait else self._full)[3])
+        return self._kings[key]
+
+    def draw(self, sampler: SplitMix64) -> Counts:
+        """A hand ``h`` with a wait, drawn as ``g - t`` (each hand once per wait it has)."""
+        p = self._p
+        # the sizes of the blocks and the wait's block
+        split = bisect.bisect_right(self._running, _below_big(sampler, self.total))
+        sizes, wait_block = self._splits[split]
+        hand = [0] * NUM_KINDS
+        wait = -1
+        for block in range(2):
+            row = _pick_cumulative(
+                sampler, self._cached((block, sizes[block], block == wait_block))
+            )
+            row += p.starts[block][sizes[block]]
+            if block == wait_block:
+                wait = self._wait_kind(sampler, block, row)
+            for t, n in zip(_ACES if block == 0 else _LOWS, p.rows[block][row].tolist()):
+                hand[t] += n
+        j = _pick_cumulative(sampler, self._cached((2, sizes[2], wait_block == 2)))
+        u, kings = int(p.core_set[j]), sizes[2] - int(p.core_size[j])
+        in_core = 0
+        if wait_block == 2:
+            in_core = int(self._wait[2][j]) * int(self._king_sets[u, kings])
+            in_kings = int(self._full[2][j]) * int(self._king_wait_sets[u, kings])
+            if _below_big(sampler, in_core + in_kings) < in_core:
+                wait = self._wait_kind(sampler, 2, j)
+            else:
+                in_core = -1  # the wait is a king
+        row = _pick_cumulative(sampler, self._king_sums(u, kings, in_core < 0))
+        if in_core < 0:
+            wait = self._wait_kind(sampler, 3, row)
+        for t, n in zip(_CORES, p.rows[2][j].tolist()):
+            hand[t] += n
+        for t, n in zip(KINGS, p.rows[3][row].tolist()):
+            hand[t] += n
+        hand[wait] -= 1
+        return hand
+
+
+class _Direct:
+    """A seat's unseen cards drawn by ``_WaitingHand`` instead of placed and shuffled (a purro
+    seat would almost never be dealt waits by chance, docs/rules/cuajo.md).
+
+    In the proposal such a seat's cards are a uniform draw from what is left of ``pool`` (the
+    unseen cards less those placed for the other seats): drawn first, its cards ``a`` come up
+    in proportion to ``prod comb(pool[k], a[k])`` and then lie in a uniform order; that is
+    what this draws, but only among the ``a`` that give its hand waits at its check after its
+    last unseen card, which the tests would demand anyway.  For a seat drawn after others,
+    from ``left`` (``pool`` less their cards), a draw is kept with probability ``prod
+    comb(left[k], a[k]) / prod comb(pool[k], a[k])`` (at most 1): its cards then come up in
+    proportion to their weight in ``left``, and it succeeds as often, relative to the other
+    draws, as a uniform draw from ``left`` would pass.  Its other tests (the cards it used
+    received in time, its other waits and markers) stay tests, with no ``1 / w`` step: no
+    card is placed for it."""
+
+    def __init__(
+        self, other: _Other, check: int, pool: Counts, sowee: int, quad_ok: bool, lowest: bool
+    ) -> None:
+        self.offset = [0] * NUM_KINDS  # its unseen cards less its hand at the check
+        for op, a, b in other.ops[:check]:
+            if op == _SEEN:
+                self.offset[a] -= 1
+            elif op == _USE:
+                self.offset[a] += b
+        # copies its hand must hold for its later uses, and may hold with those it receives
+        least = [0] * NUM_KINDS
+        most = [3 if k == sowee else COPIES for k in range(NUM_KINDS)]
+        spare = [0] * NUM_KINDS
+        gained = [0] * NUM_KINDS
+        for op, a, b in other.ops[check:]:
+            if op == _SEEN:
+                spare[a] += 1
+                gained[a] += 1
+                most[a] = min(most[a], (3 if a == sowee else COPIES) - gained[a])
+            elif op == _USE:
+                covered = min(spare[a], b)
+                spare[a] -= covered
+                least[a] += b - covered
+                gained[a] -= b
+        if check + 1 < len(other.ops) and other.ops[check + 1][0] == _MARKER:
+            # the marker placed at the check: that king in hand (and, chosen as the lowest,
+            # none below it), or a coin: no king at all
+            marker = other.ops[check + 1][1]
+            for k in KINGS:
+                if marker == COIN or (lowest and k < marker):
+                    most[k] = 0
+            if marker != COIN:
+                least[marker] = max(least[marker], 1)
+        self.seat = other.seat
+        self.pool = pool
+        self.hands = _WaitingHand(pool, self.offset, list(zip(least, most)), sowee, quad_ok)
+        self.sowee = sowee
+        self.rules = _blocks(quad_ok, -1)
+
+    def cards(self, sampler: SplitMix64, left: Sequence[int]) -> list[int] | None:
+        """The seat's unseen cards in a uniform order, drawn from ``left``, or ``None``."""
+        hand = self.hands.draw(sampler)
+        a = [n + d for n, d in zip(hand, self.offset)]
+        if left is not self.pool:
+            kept = math.prod(math.comb(n, x) for n, x in zip(left, a))
+            drawn = math.prod(math.comb(n, x) for n, x in zip(self.pool, a))
+            if kept < drawn and _below_big(sampler, drawn) >= kept:
+                return None
+        waits = self.rules.count_waits(hand, [0] * NUM_KINDS, self.sowee)
+        if waits > 1 and sampler.below(waits) != 0:
+            return None  # drawn once per wait
+        cards = _expand(a)
         sampler.shuffle(cards)
-        for i, card in zip(undrawn, cards):
-            deck[i] = card
-        held = [i for i in range(DEALT) if deal_seat(h.dealer, i) != seat]
-        held += [pos for pos, q, shown in h.draws if q != seat and not shown]
-        target = self._signature(seat)
-        best = self._replayed(deck)
-        candidates = held + undrawn
-        for _ in range(_RESAMPLE_SWAPS if held else 0):
-            i = held[sampler.below(len(held))]
-            j = candidates[sampler.below(len(candidates))]
-            if deck[i] == deck[j]:
-                continue
-            trial = list(deck)
-            trial[i], trial[j] = trial[j], trial[i]
-            try:
-                state = self._replayed(trial)
-            except IllegalActionError:
-                continue
-            if state._signature(seat) == target:
-                deck, best = trial, state
-        return best
+        return cards
 
 
-_RESAMPLE_SWAPS = 24
+def _directs(state: CuajoState, plan: _Plan, layouts: Sequence[_Layout]) -> list[_Direct]:
+    """The seats whose cards ``_Direct`` draws, in ``plan.others`` order: before the end of a
+    match, with no hidden secret and without the undeclared sowee triple, every seat seen
+    with waits after its last unseen card."""
+    if plan.terminal or len(layouts) != 1 or plan.secrets or state._triple >= 0:
+        return []
+    chosen = {}
+    for i, other in enumerate(plan.others):
+        check = _direct_check(other)
+        if check is not None:
+            chosen[i] = check
+    if not chosen:
+        return []
+    deck = state._hand.deck
+    pool = _counts([deck[p] for o in plan.others for p in o.positions])
+    pool = _plus(pool, _counts(deck[p] for p in plan.stock))
+    for i, need in enumerate(layouts[0].needs):
+        if i not in chosen:
+            for _, t in need:
+                pool[t] -= 1
+    lowest = state._cfg["purro_marker"] == "lowest_type"
+    return [
+        _Direct(plan.others[i], check, pool, state._sowee, state._quad_ok, lowest)
+        for i, check in chosen.items()
+    ]
+
+
+def _direct_check(other: _Other) -> int | None:
+    """The index in ``other.ops`` of its first check with waits after its last unseen card,
+    if it then held 15 cards (no secret); else ``None``."""
+    held = 0
+    last = max((i for i, op in enumerate(other.ops) if op[0] == _POS), default=-1)
+    for i, (op, a, b) in enumerate(other.ops):
+        if op in (_POS, _SEEN):
+            held += 1
+        elif op == _USE:
+            held -= b
+        elif op == _SECRET:
+            return None
+        elif op == _WAITS and a and i > last:
+            return i if held == _FULL - 1 else None
+    return None
+
+
+def _draw_directs(
+    directs: Sequence[_Direct],
+    order: Sequence[_Other],
+    needs_of: dict[int, list[tuple[int, int]]],
+    deck: list[int],
+    sampler: SplitMix64,
+    layout: _Layout,
+    rules: _Blocks,
+    lowest: bool,
+) -> tuple[Counts | None, int]:
+    """The cards of the seats drawn by ``_Direct`` (the first of ``order``), put in ``deck``
+    when they pass their tests: the pool left, or ``None``, and how many were drawn."""
+    left = directs[0].pool
+    for drawn, (direct, other) in enumerate(zip(directs, order), 1):
+        cards = direct.cards(sampler, left)
+        if cards is None or not _ways(needs_of[other.seat], cards):
+            return None, drawn  # a card it used was not received in time
+        if not _fits(other, cards, layout.choices, direct.sowee, rules, lowest):
+            return None, drawn
+        for pos, card in zip(other.positions, cards):
+            deck[pos] = card
+        left = list(left)
+        for card in cards:
+            left[card] -= 1
+    return left, len(directs)
+
+
+def _propose(state: CuajoState, plan: _Plan, sampler: SplitMix64) -> CuajoState | None:
+    """A world drawn uniformly among those ``plan.seat`` cannot tell from ``state``, or
+    ``None`` when the work bounds are reached first.
+
+    Why it is uniform: a layout (the hidden secrets' kinds) is drawn in proportion to its
+    proposals; in it each needed card goes, taken by deadline, to a free unseen position of
+    its seat received before its deadline (every placement equally likely), and the pool is
+    dealt over the other unseen positions in a uniform order.  So every proposal is equally
+    likely, and a world with ``w`` placements that give it arises from ``w`` of them: kept
+    with probability ``1 / w`` (per seat, as each seat's factor is known), every world whose
+    hands had the cards they used is kept with the same probability.  The cards of the seats
+    seen with waits after their last unseen card come first, from ``_Direct``: no card is
+    placed for them, and their cards come up as a plain draw from the pool would give them,
+    restricted to those their waits test would keep.  The quick tests and the replay then only
+    reject; the rest stays uniform, and a rejected proposal starts again from scratch."""
+    layouts = _layouts(state, plan)
+    if not layouts:
+        return None
+    total = sum(layout.weight for layout in layouts)
+    directs = _directs(state, plan, layouts)
+    # the seats drawn directly come first, the others after them in their order
+    order = [o for o in plan.others if o.seat in {d.seat for d in directs}]
+    order += [o for o in plan.others if o not in order]
+    deck0 = state._hand.deck
+    sowee = state._sowee
+    rules = _blocks(state._quad_ok, state._triple)
+    lowest = state._cfg["purro_marker"] == "lowest_type"
+    single = not plan.terminal
+    replays = work = 0
+    while work < _RESAMPLE_WORK:
+        work += 1
+        layout = layouts[0]
+        if len(layouts) > 1:
+            r = _below_big(sampler, total)
+            for layout in layouts:
+                r -= layout.weight
+                if r < 0:
+                    break
+        needs_of = {o.seat: need for o, need in zip(plan.others, layout.needs)}
+        deck = list(deck0)
+        if directs:
+            left, drawn = _draw_directs(
+                directs, order, needs_of, deck, sampler, layout, rules, lowest
+            )
+            work += _DIRECT_WORK * drawn
+            if left is None:
+                continue
+            pools = [_expand(left)]
+        else:
+            pools = [list(pool) for pool in layout.pools]
+        at = 0  # the cards of the single pool dealt so far
+        fitted = True
+        for i, other in enumerate(order):
+            if i < len(directs):
+                continue
+            need = needs_of[other.seat]
+            pool = pools[0] if single else pools[i]
+            start = at if single else 0
+            cards = [-1] * len(other.positions)
+            free = list(range(len(cards)))  # its positions no needed card took yet
+            picks = _draws(
+                sampler,
+                [deadline - k for k, (deadline, _) in enumerate(need)]
+                + [len(pool) - start - j for j in range(len(cards) - len(need))],
+            )
+            for k, (_, t) in enumerate(need):
+                # the picked free position before the deadline: the ``deadline - k`` free
+                # ones there are the first of ``free``, as needs are taken by deadline
+                cards[free.pop(picks[k])] = t
+            for j, idx in enumerate(free):  # the next cards of a uniform order of the pool
+                pick = start + picks[len(need) + j]
+                pool[start], pool[pick] = pool[pick], pool[start]
+                cards[idx] = pool[start]
+                start += 1
+            if single:
+                at = start
+            ways = _ways(need, cards)  # cheap: before the waits tests
+            if ways > 1 and sampler.below(ways) != 0:
+                fitted = False
+                break
+            if not _fits(other, cards, layout.choices, sowee, rules, lowest):
+                fitted = False
+                break
+            for pos, card in zip(other.positions, cards):
+                deck[pos] = card
+        if not fitted:
+            continue
+        stock = pools[0][at:] if single else pools[-1]
+        sampler.shuffle(stock)
+        for pos, card in zip(plan.stock, stock):
+            deck[pos] = card
+        world = state._world(deck, layout.choices, plan)
+        if world is not None and world._seen_by(plan.seat) == plan.target:
+            return world
+        replays += 1
+        if replays >= _RESAMPLE_REPLAYS:
+            break
+    return None
 
 
 def _marker_view(marker: int | None) -> str | None:
