@@ -301,15 +301,17 @@ impl<G: Game> VectorEnv<G> {
     fn step_all(&mut self, actions: &[i64], mut out: Out<'_>) {
         let shared = &self.shared;
         let (seats, row) = (shared.seats, shared.obs_row());
-        let size = self.slots.len().div_ceil(self.crew.threads());
         // Each block's envs and rows, taken by the thread that steps it.
-        let parts: Vec<Mutex<Option<Block<'_, G>>>> = self
-            .slots
-            .chunks_mut(size)
-            .enumerate()
-            .map(|(b, slots)| {
+        let blocks: Vec<std::ops::Range<usize>> =
+            (0..self.crew.threads()).map(|b| self.block(b)).collect();
+        let mut rest = &mut self.slots[..];
+        let parts: Vec<Mutex<Option<Block<'_, G>>>> = blocks
+            .into_iter()
+            .map(|block| {
+                let (slots, tail) = std::mem::take(&mut rest).split_at_mut(block.len());
+                rest = tail;
                 let part = out.split_off_front(slots.len(), row, G::Action::COUNT, seats);
-                Mutex::new(Some((b * size, slots, part)))
+                Mutex::new(Some((block.start, slots, part)))
             })
             .collect();
         self.crew.run(&|b| {
