@@ -2149,9 +2149,18 @@ pub struct Unseen {
     /// then those seen with waits, whose constraints are the rarest, so that most rejections
     /// come early.
     order: Vec<usize>,
-    /// With no hidden secret, the needs of every proposal and the hidden cards left for the
-    /// rest: worked out once.
-    fixed: Option<(Needs, Counts)>,
+    /// With no hidden secret, the needs of every proposal (grouped) and the hidden cards left
+    /// for the rest: worked out once.
+    fixed: Option<(Groups, Counts)>,
+}
+
+/// Per seat, its needs in runs of equal `(kind, by)`: `(kind, by, copies)`. Copies needed
+/// together (a secret) take a set of positions, not a sequence.
+type Groups = [Vec<(u8, usize, usize)>; SEATS];
+
+/// [`group`] for every seat.
+fn groups(needs: &Needs) -> Groups {
+    std::array::from_fn(|q| group(&needs[q]))
 }
 
 impl Unseen {
@@ -2255,7 +2264,9 @@ impl Unseen {
         u.order
             .sort_by_key(|&q| (Some(q) != first, !u.events[q].contains(&Event::Waits(true))));
         if u.secrets.is_empty() {
-            u.fixed = u.needs(start, seat, &[]);
+            u.fixed = u
+                .needs(start, seat, &[])
+                .map(|(n, rest)| (groups(&n), rest));
         }
         Some(u)
     }
@@ -2313,10 +2324,11 @@ impl Unseen {
             })
             .collect::<Option<_>>()?;
         let computed;
-        let (needs, rest) = match &self.fixed {
-            Some((needs, rest)) => (needs, rest),
+        let (groups, rest) = match &self.fixed {
+            Some((groups, rest)) => (groups, rest),
             None => {
-                computed = self.needs(start, seat, &chosen)?;
+                let (needs, rest) = self.needs(start, seat, &chosen)?;
+                computed = (self::groups(&needs), rest);
                 (&computed.0, &computed.1)
             }
         };
@@ -2328,10 +2340,9 @@ impl Unseen {
         for &q in &self.order {
             let slots = &self.slots[q];
             let mut kinds = vec![u8::MAX; slots.len()];
-            // Copies needed together (a secret) take a set of positions, not a sequence.
-            let groups = group(&needs[q]);
+            let groups = &groups[q];
             let mut taken = 0;
-            for &(k, by, m) in &groups {
+            for &(k, by, m) in groups {
                 // Every earlier pick lies below `by` (the needs come in order): `by - taken`
                 // positions are open, each picked with the same chance by drawing until open.
                 if by < taken + m {
@@ -2377,7 +2388,7 @@ impl Unseen {
             // Kept with probability 1/w, w the number of ways to place the needed cards.
             let mut ways = 1u64;
             let (mut used, mut here, mut upto) = ([0usize; KINDS], [0usize; KINDS], 0);
-            for &(k, by, m) in &groups {
+            for &(k, by, m) in groups {
                 // The copies of each kind among the first `by` positions, counted on as `by`
                 // grows.
                 for &x in &kinds[upto..by] {
