@@ -2152,6 +2152,8 @@ pub struct Unseen {
     /// With no hidden secret, the needs of every proposal (grouped) and the hidden cards left
     /// for the rest: worked out once.
     fixed: Option<(Groups, Counts)>,
+    /// How the hidden secrets' kinds are drawn; `None` if no choice of them fits.
+    secret_law: Option<SecretLaw>,
 }
 
 /// Per seat, its needs in runs of equal `(kind, by)`: `(kind, by, copies)`. Copies needed
@@ -2161,6 +2163,195 @@ type Groups = [Vec<(u8, usize, usize)>; SEATS];
 /// [`group`] for every seat.
 fn groups(needs: &Needs) -> Groups {
     std::array::from_fn(|q| group(&needs[q]))
+}
+
+/// The ways to place grouped needs: `None` if they do not fit.
+fn placements(groups: &[(u8, usize, usize)]) -> Option<f64> {
+    let mut taken = 0;
+    let mut ways = 1.0;
+    for &(_, by, m) in groups {
+        if by < taken + m {
+            return None;
+        }
+        ways *= choose(by - taken, m) as f64;
+        taken += m;
+    }
+    Some(ways)
+}
+
+/// `n (n - 1) ... (n - k + 1)`, 0 if `k > n`.
+fn falling(n: usize, k: usize) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    (0..k).map(|i| (n - i) as f64).product()
+}
+
+/// A uniform draw in `[0, 1)`: the top 53 bits of one draw (exact, the same everywhere).
+fn unit(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The law of the other seats' hidden secrets' kinds. A proposal with secrets `c` yields each
+/// deal consistent with `c` with probability `1 / K(c)`, `K(c)` the number of its placements
+/// of the needed cards times the arrangements of the other hidden cards; so `c` must be drawn
+/// in proportion to `K(c)` for every (deal, secrets) pair to be equally likely.
+///
+/// Up to a constant, `K(c) = ∏_seats placements × ∏_k falling(pool_k, D_k) / falling(P, D)`,
+/// with `D_k` the hidden copies of kind `k` that all needs take, `D` their sum and `P` the
+/// hidden cards. Taking the seats in turn, the falling factorials split into one factor per
+/// seat, `∏_k falling(pool_k - before_k, d_k) / falling(P - before, |d|)`, where `before` is
+/// what the seats before it took. A seat's needs depend on its own secrets only, so its
+/// choices are listed once, each weighted by its placements and that factor with `before` at
+/// its bound (the least copies of each kind, the most cards, the seats before can take); a
+/// draw takes one choice per seat by these weights and is kept with the ratio of `K(c)` to the
+/// product, at most 1. Only a choice touching a kind that an earlier seat's secret may take is
+/// ever refused, so nearly every draw is kept.
+struct SecretLaw {
+    seats: Vec<SeatSecrets>,
+    /// The hidden cards the seats without hidden secrets need.
+    base: Counts,
+    pool: Counts,
+}
+
+/// One seat's choices of its hidden secrets.
+struct SeatSecrets {
+    /// The secrets' indices in [`Unseen::secrets`].
+    secrets: Vec<usize>,
+    /// Per choice, the secrets' kinds and the kinds of all the seat's needs.
+    choices: Vec<(Vec<Action>, Counts)>,
+    cumulative: Vec<f64>,
+    /// The bounds of `before`: per kind the least copies, and the most cards, as hidden cards
+    /// left (`pool - before`).
+    kinds_left: Counts,
+    cards_left: usize,
+}
+
+/// `∏_k falling(left_k, d_k) / falling(cards, |d|)`: the share of one seat's needs `d`.
+fn share(left: &Counts, cards: usize, d: &Counts) -> f64 {
+    let kinds: f64 = (0..KINDS)
+        .map(|k| falling(left[k] as usize, d[k] as usize))
+        .product();
+    kinds / falling(cards, total(d))
+}
+
+impl SecretLaw {
+    fn new(u: &Unseen, start: &Cuajo, seat: usize) -> Option<Self> {
+        let mut chosen = vec![Action::Pass; u.secrets.len()];
+        let counts = |needs: &[(u8, usize)]| {
+            let mut d = [0u8; KINDS];
+            for &(k, _) in needs {
+                d[k as usize] += 1;
+            }
+            d
+        };
+        let (mut base, mut seats) = ([0u8; KINDS], Vec::new());
+        // Per seat with hidden secrets, its choices' placements.
+        let mut ways: Vec<Vec<f64>> = Vec::new();
+        for q in (0..SEATS).filter(|&q| q != seat) {
+            let secrets: Vec<usize> = u.events[q]
+                .iter()
+                .filter_map(|e| match *e {
+                    Event::Secret(i) => Some(i),
+                    _ => None,
+                })
+                .collect();
+            if secrets.is_empty() {
+                base = add(&base, &counts(&u.seat_needs(start, q, &chosen)));
+                continue;
+            }
+            let (mut choices, mut seat_ways) = (Vec::new(), Vec::new());
+            // Every combination of the seat's secrets' options, by a mixed-radix counter.
+            let sizes: Vec<usize> = secrets
+                .iter()
+                .map(|&i| u.secrets[i].options.len())
+                .collect();
+            let mut digits = vec![0usize; sizes.len()];
+            'all: loop {
+                for (&i, &d) in secrets.iter().zip(&digits) {
+                    chosen[i] = u.secrets[i].options[d];
+                }
+                let needs = u.seat_needs(start, q, &chosen);
+                if let Some(w) = placements(&group(&needs)) {
+                    choices.push((secrets.iter().map(|&i| chosen[i]).collect(), counts(&needs)));
+                    seat_ways.push(w);
+                }
+                for (digit, &size) in digits.iter_mut().zip(&sizes) {
+                    *digit += 1;
+                    if *digit < size {
+                        continue 'all;
+                    }
+                    *digit = 0;
+                }
+                break;
+            }
+            seats.push(SeatSecrets {
+                secrets,
+                choices,
+                cumulative: Vec::new(),
+                kinds_left: [0; KINDS],
+                cards_left: 0,
+            });
+            ways.push(seat_ways);
+        }
+        let mut kinds_left: Counts = std::array::from_fn(|k| u.pool[k].saturating_sub(base[k]));
+        let mut cards_left = total(&u.pool).checked_sub(total(&base))?;
+        for (s, ways) in seats.iter_mut().zip(ways) {
+            (s.kinds_left, s.cards_left) = (kinds_left, cards_left);
+            let mut sum = 0.0;
+            for ((_, d), w) in s.choices.iter().zip(ways) {
+                // A seat's needs fit its hidden positions (else `placements` fails), so the
+                // cards left cover them: `share` never divides by zero.
+                sum += w * share(&kinds_left, cards_left, d);
+                s.cumulative.push(sum);
+            }
+            if sum <= 0.0 {
+                return None;
+            }
+            for k in 0..KINDS {
+                let least = s.choices.iter().map(|(_, d)| d[k]).min().unwrap_or(0);
+                kinds_left[k] = kinds_left[k].saturating_sub(least);
+            }
+            let most = s.choices.iter().map(|(_, d)| total(d)).max().unwrap_or(0);
+            cards_left = cards_left.saturating_sub(most);
+        }
+        Some(SecretLaw {
+            seats,
+            base,
+            pool: u.pool,
+        })
+    }
+
+    /// The kinds of the `n` hidden secrets, or `None` if this draw is not kept.
+    fn draw(&self, n: usize, rng: &mut Rng) -> Option<Vec<Action>> {
+        let mut chosen = vec![Action::Pass; n];
+        let mut before = self.base;
+        // The ratio of `K(c)` to the product of the weights drawn by, seat by seat.
+        let mut ratio = 1.0;
+        for s in &self.seats {
+            let x = unit(rng) * s.cumulative.last()?;
+            let at = s
+                .cumulative
+                .partition_point(|&c| c <= x)
+                .min(s.choices.len() - 1);
+            let (choice, d) = &s.choices[at];
+            for (&i, &a) in s.secrets.iter().zip(choice) {
+                chosen[i] = a;
+            }
+            let mut left = [0u8; KINDS];
+            for k in 0..KINDS {
+                left[k] = self.pool[k].checked_sub(before[k])?;
+            }
+            let cards = total(&self.pool).checked_sub(total(&before))?;
+            ratio *= share(&left, cards, d) / share(&s.kinds_left, s.cards_left, d);
+            before = add(&before, d);
+        }
+        debug_assert!(
+            ratio <= 1.0 + 1e-9,
+            "the drawing weights bound the exact ones"
+        );
+        (unit(rng) < ratio).then_some(chosen)
+    }
 }
 
 impl Unseen {
@@ -2176,6 +2367,7 @@ impl Unseen {
             ready: None,
             order: Vec::new(),
             fixed: None,
+            secret_law: None,
         };
         let dealer = start.dealer as usize;
         for i in 0..SOWEE_POS {
@@ -2267,6 +2459,8 @@ impl Unseen {
             u.fixed = u
                 .needs(start, seat, &[])
                 .map(|(n, rest)| (groups(&n), rest));
+        } else {
+            u.secret_law = SecretLaw::new(&u, start, seat);
         }
         Some(u)
     }
@@ -2290,7 +2484,8 @@ impl Unseen {
     /// try is rejected. Every deal consistent with what the viewer saw (with a choice of each
     /// hidden secret) is returned with the same probability:
     ///
-    /// * each secret is drawn uniformly from its options;
+    /// * the hidden secrets' kinds are drawn in proportion to the proposals each choice allows
+    ///   ([`SecretLaw`]);
     /// * every card a seat must have held for a discard or a secret, beyond the copies it was
     ///   publicly seen to receive, goes to one of its hidden positions received before
     ///   (uniformly among those still free); the other hidden positions get the other hidden
@@ -2315,14 +2510,11 @@ impl Unseen {
             }
             return Some((deck, actions.to_vec()));
         }
-        let chosen: Vec<Action> = self
-            .secrets
-            .iter()
-            .map(|x| {
-                let n = x.options.len() as u64;
-                (n > 0).then(|| x.options[rng.below(n) as usize])
-            })
-            .collect::<Option<_>>()?;
+        let chosen = match &self.secret_law {
+            Some(law) => law.draw(self.secrets.len(), rng)?,
+            None if self.secrets.is_empty() => Vec::new(),
+            None => return None,
+        };
         let computed;
         let (groups, rest) = match &self.fixed {
             Some((groups, rest)) => (groups, rest),
@@ -2429,41 +2621,51 @@ impl Unseen {
     /// copies it was seen to receive (used first), each with the number of the seat's hidden
     /// positions received by then; and the hidden cards left for the rest.
     fn needs(&self, start: &Cuajo, seat: usize, chosen: &[Action]) -> Option<(Needs, Counts)> {
-        let w = start.sowee as usize;
         let mut needs: Needs = Default::default();
         let mut rest = self.pool;
         for q in (0..SEATS).filter(|&q| q != seat) {
-            let mut shown = [0u8; KINDS];
-            let mut received = 0;
-            for e in &self.events[q] {
-                let wanted: &[(usize, u8)] = match *e {
-                    Event::Hidden => {
-                        received += 1;
-                        &[]
-                    }
-                    Event::Shown(k) => {
-                        shown[k as usize] += 1;
-                        &[]
-                    }
-                    Event::Discard(k) => &[(k as usize, 1)],
-                    Event::Secret(i) => match chosen[i] {
-                        Action::Secret(k) => &[(k as usize, 4)],
-                        Action::SoweeSecret(x) => &[(w, 3), (x as usize, 1)],
-                        _ => &[],
-                    },
-                    _ => &[],
-                };
-                for &(k, n) in wanted {
-                    let from_shown = shown[k].min(n);
-                    shown[k] -= from_shown;
-                    for _ in from_shown..n {
-                        rest[k] = rest[k].checked_sub(1)?;
-                        needs[q].push((k as u8, received));
-                    }
-                }
+            needs[q] = self.seat_needs(start, q, chosen);
+            for &(k, _) in &needs[q] {
+                rest[k as usize] = rest[k as usize].checked_sub(1)?;
             }
         }
         Some((needs, rest))
+    }
+
+    /// [`Unseen::needs`] of seat `q` alone (its secrets' entries of `chosen` only are read).
+    fn seat_needs(&self, start: &Cuajo, q: usize, chosen: &[Action]) -> Vec<(u8, usize)> {
+        let w = start.sowee as usize;
+        let mut needs = Vec::new();
+        let mut shown = [0u8; KINDS];
+        let mut received = 0;
+        for e in &self.events[q] {
+            let wanted: &[(usize, u8)] = match *e {
+                Event::Hidden => {
+                    received += 1;
+                    &[]
+                }
+                Event::Shown(k) => {
+                    shown[k as usize] += 1;
+                    &[]
+                }
+                Event::Discard(k) => &[(k as usize, 1)],
+                Event::Secret(i) => match chosen[i] {
+                    Action::Secret(k) => &[(k as usize, 4)],
+                    Action::SoweeSecret(x) => &[(w, 3), (x as usize, 1)],
+                    _ => &[],
+                },
+                _ => &[],
+            };
+            for &(k, n) in wanted {
+                let from_shown = shown[k].min(n);
+                shown[k] -= from_shown;
+                needs.extend(std::iter::repeat_n(
+                    (k as u8, received),
+                    (n - from_shown) as usize,
+                ));
+            }
+        }
+        needs
     }
 
     /// The seat whose unseen cards can be drawn among those giving waits: one seen to hold a
