@@ -2160,6 +2160,12 @@ pub struct Unseen {
 /// together (a secret) take a set of positions, not a sequence.
 type Groups = [Vec<(u8, usize, usize)>; SEATS];
 
+/// Needed copies taken together: `(kind, by, copies)`.
+type Group = (u8, usize, usize);
+
+/// Per seat, its needs grouped, borrowed.
+type SeatGroups<'a> = [&'a [Group]; SEATS];
+
 /// [`group`] for every seat.
 fn groups(needs: &Needs) -> Groups {
     std::array::from_fn(|q| group(&needs[q]))
@@ -2209,17 +2215,19 @@ fn unit(rng: &mut Rng) -> f64 {
 /// ever refused, so nearly every draw is kept.
 struct SecretLaw {
     seats: Vec<SeatSecrets>,
-    /// The hidden cards the seats without hidden secrets need.
+    /// The hidden cards the seats without hidden secrets need, and their needs grouped.
     base: Counts,
+    base_groups: Groups,
     pool: Counts,
 }
 
 /// One seat's choices of its hidden secrets.
 struct SeatSecrets {
+    seat: usize,
     /// The secrets' indices in [`Unseen::secrets`].
     secrets: Vec<usize>,
-    /// Per choice, the secrets' kinds and the kinds of all the seat's needs.
-    choices: Vec<(Vec<Action>, Counts)>,
+    /// Per choice, the secrets' kinds, the kinds of all the seat's needs and the needs grouped.
+    choices: Vec<(Vec<Action>, Counts, Vec<Group>)>,
     cumulative: Vec<f64>,
     /// The bounds of `before`: per kind the least copies, and the most cards, as hidden cards
     /// left (`pool - before`).
@@ -2245,7 +2253,7 @@ impl SecretLaw {
             }
             d
         };
-        let (mut base, mut seats) = ([0u8; KINDS], Vec::new());
+        let (mut base, mut base_groups, mut seats) = ([0u8; KINDS], Groups::default(), Vec::new());
         // Per seat with hidden secrets, its choices' placements.
         let mut ways: Vec<Vec<f64>> = Vec::new();
         for q in (0..SEATS).filter(|&q| q != seat) {
@@ -2257,7 +2265,9 @@ impl SecretLaw {
                 })
                 .collect();
             if secrets.is_empty() {
-                base = add(&base, &counts(&u.seat_needs(start, q, &chosen)));
+                let needs = u.seat_needs(start, q, &chosen);
+                base = add(&base, &counts(&needs));
+                base_groups[q] = group(&needs);
                 continue;
             }
             let (mut choices, mut seat_ways) = (Vec::new(), Vec::new());
@@ -2272,8 +2282,10 @@ impl SecretLaw {
                     chosen[i] = u.secrets[i].options[d];
                 }
                 let needs = u.seat_needs(start, q, &chosen);
-                if let Some(w) = placements(&group(&needs)) {
-                    choices.push((secrets.iter().map(|&i| chosen[i]).collect(), counts(&needs)));
+                let groups = group(&needs);
+                if let Some(w) = placements(&groups) {
+                    let choice = secrets.iter().map(|&i| chosen[i]).collect();
+                    choices.push((choice, counts(&needs), groups));
                     seat_ways.push(w);
                 }
                 for (digit, &size) in digits.iter_mut().zip(&sizes) {
@@ -2286,6 +2298,7 @@ impl SecretLaw {
                 break;
             }
             seats.push(SeatSecrets {
+                seat: q,
                 secrets,
                 choices,
                 cumulative: Vec::new(),
@@ -2299,7 +2312,7 @@ impl SecretLaw {
         for (s, ways) in seats.iter_mut().zip(ways) {
             (s.kinds_left, s.cards_left) = (kinds_left, cards_left);
             let mut sum = 0.0;
-            for ((_, d), w) in s.choices.iter().zip(ways) {
+            for ((_, d, _), w) in s.choices.iter().zip(ways) {
                 // A seat's needs fit its hidden positions (else `placements` fails), so the
                 // cards left cover them: `share` never divides by zero.
                 sum += w * share(&kinds_left, cards_left, d);
@@ -2309,22 +2322,30 @@ impl SecretLaw {
                 return None;
             }
             for k in 0..KINDS {
-                let least = s.choices.iter().map(|(_, d)| d[k]).min().unwrap_or(0);
+                let least = s.choices.iter().map(|(_, d, _)| d[k]).min().unwrap_or(0);
                 kinds_left[k] = kinds_left[k].saturating_sub(least);
             }
-            let most = s.choices.iter().map(|(_, d)| total(d)).max().unwrap_or(0);
+            let most = s
+                .choices
+                .iter()
+                .map(|(_, d, _)| total(d))
+                .max()
+                .unwrap_or(0);
             cards_left = cards_left.saturating_sub(most);
         }
         Some(SecretLaw {
             seats,
             base,
+            base_groups,
             pool: u.pool,
         })
     }
 
-    /// The kinds of the `n` hidden secrets, or `None` if this draw is not kept.
-    fn draw(&self, n: usize, rng: &mut Rng) -> Option<Vec<Action>> {
+    /// The kinds of the `n` hidden secrets, with every seat's needs grouped and the hidden
+    /// cards left for the rest; `None` if this draw is not kept.
+    fn draw(&self, n: usize, rng: &mut Rng) -> Option<(Vec<Action>, SeatGroups<'_>, Counts)> {
         let mut chosen = vec![Action::Pass; n];
+        let mut groups: SeatGroups = std::array::from_fn(|q| self.base_groups[q].as_slice());
         let mut before = self.base;
         // The ratio of `K(c)` to the product of the weights drawn by, seat by seat.
         let mut ratio = 1.0;
@@ -2334,10 +2355,11 @@ impl SecretLaw {
                 .cumulative
                 .partition_point(|&c| c <= x)
                 .min(s.choices.len() - 1);
-            let (choice, d) = &s.choices[at];
+            let (choice, d, seat_groups) = &s.choices[at];
             for (&i, &a) in s.secrets.iter().zip(choice) {
                 chosen[i] = a;
             }
+            groups[s.seat] = seat_groups;
             let mut left = [0u8; KINDS];
             for k in 0..KINDS {
                 left[k] = self.pool[k].checked_sub(before[k])?;
@@ -2350,7 +2372,11 @@ impl SecretLaw {
             ratio <= 1.0 + 1e-9,
             "the drawing weights bound the exact ones"
         );
-        (unit(rng) < ratio).then_some(chosen)
+        let mut rest = [0u8; KINDS];
+        for k in 0..KINDS {
+            rest[k] = self.pool[k].checked_sub(before[k])?;
+        }
+        (unit(rng) < ratio).then_some((chosen, groups, rest))
     }
 }
 
@@ -2510,19 +2536,15 @@ impl Unseen {
             }
             return Some((deck, actions.to_vec()));
         }
-        let chosen = match &self.secret_law {
-            Some(law) => law.draw(self.secrets.len(), rng)?,
-            None if self.secrets.is_empty() => Vec::new(),
-            None => return None,
-        };
-        let computed;
-        let (groups, rest) = match &self.fixed {
-            Some((groups, rest)) => (groups, rest),
-            None => {
-                let (needs, rest) = self.needs(start, seat, &chosen)?;
-                computed = (self::groups(&needs), rest);
-                (&computed.0, &computed.1)
-            }
+        let (chosen, groups, rest) = match (&self.fixed, &self.secret_law) {
+            (Some((groups, rest)), _) => (
+                Vec::new(),
+                std::array::from_fn(|q| groups[q].as_slice()),
+                *rest,
+            ),
+            (None, Some(law)) => law.draw(self.secrets.len(), rng)?,
+            // No deal fits what the seats were seen to do.
+            (None, None) => return None,
         };
         let mut free: Vec<u8> = Vec::with_capacity(self.stock.len() + DECK / 2);
         for k in 0..KINDS as u8 {
@@ -2532,7 +2554,7 @@ impl Unseen {
         for &q in &self.order {
             let slots = &self.slots[q];
             let mut kinds = vec![u8::MAX; slots.len()];
-            let groups = &groups[q];
+            let groups = groups[q];
             let mut taken = 0;
             for &(k, by, m) in groups {
                 // Every earlier pick lies below `by` (the needs come in order): `by - taken`
