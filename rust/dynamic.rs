@@ -1307,9 +1307,12 @@ mod tests {
         ] {
             check_sees_same::<CauRobat>(config, 6);
         }
-        // Cuajo does not tell: its proposals are compared by their views.
-        let game = GameOf::<Cuajo>::from_json(json!({})).unwrap();
-        let cuajo = Tracked::<Cuajo>::new(game.config, 1, Vec::new()).into_state();
-        assert_eq!(cuajo.sees_same(&cuajo, 0), None);
+        for config in [
+            json!({}),
+            json!({"purro_call": "optional", "purro_marker": "player_choice"}),
+            json!({"secret_kind_public": true, "hands_per_match": 2}),
+        ] {
+            check_sees_same::<Cuajo>(config, 4);
+        }
     }
 }

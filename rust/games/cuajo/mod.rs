@@ -1152,6 +1152,7 @@ impl Cuajo {
     /// Replays `actions` (the true ones; `mine` are those to apply, with other hidden secret
     /// kinds) from `start` dealt from `deck` for determinisation: the decisions
     /// `seat` cannot see (others' passes on a win or claim) are redone as the new deal needs.
+    /// `truth` is the true state before each action and after the last ([`TrueStep`]).
     /// Returns the state, the actions, and the public status after each action `seat` saw.
     fn replay_hidden(
         start: &Self,
@@ -1159,8 +1160,8 @@ impl Cuajo {
         actions: &[Action],
         mine: &[Action],
         seat: usize,
+        truth: &[TrueStep],
     ) -> Option<(Self, Vec<Action>, Vec<[u8; 3 * SEATS]>)> {
-        let mut orig = start.clone();
         let mut s = start.clone();
         s.redeal(deck);
         let mut out = Vec::with_capacity(actions.len());
@@ -1168,29 +1169,27 @@ impl Cuajo {
         // Before the action that brought another seat's marker decision the true state is
         // waiting on: if the new deal brings none, it is the state `seat` sees.
         let mut before_marker: Option<(Self, usize)> = None;
-        for (&a, &m) in actions.iter().zip(mine) {
-            let hidden_marker = orig.phase == Phase::Marker && orig.current as usize != seat;
-            if (orig.hidden_from(seat) && a == Action::Pass)
-                || (hidden_marker && s.phase != Phase::Marker)
+        for ((&a, &m), steps) in actions.iter().zip(mine).zip(truth.windows(2)) {
+            let (orig, next) = (&steps[0], &steps[1]);
+            if (orig.hidden && a == Action::Pass)
+                || (orig.hidden_marker(seat) && s.phase != Phase::Marker)
             {
                 // A decision this deal does not bring: a pass, or a marker it placed at once.
-                orig.apply_unchecked(a);
                 if a != Action::Pass {
                     trace.push(s.seen_status(seat));
                 }
                 continue;
             }
-            s.skip_hidden(&orig, seat, &mut out)?;
+            s.skip_hidden(orig, seat, &mut out)?;
             if s.current != orig.current || !s.is_legal(m) {
                 return None;
             }
-            let snapshot = (s.clone(), out.len());
+            // Kept only when the true state goes on to a marker decision hidden from `seat`.
+            let snapshot = next.hidden_marker(seat).then(|| (s.clone(), out.len()));
             s.apply_unchecked(m);
-            orig.apply_unchecked(a);
             out.push(m);
             trace.push(s.seen_status(seat));
-            before_marker =
-                (orig.phase == Phase::Marker && orig.current as usize != seat).then_some(snapshot);
+            before_marker = snapshot;
         }
         if let Some((before, len)) = before_marker.filter(|_| s.phase != Phase::Marker) {
             // The true state waits on a hidden marker decision this deal does not bring.
@@ -1201,8 +1200,9 @@ impl Cuajo {
             return Some((before, out, trace));
         }
         // Where the true state is at a decision `seat` sees, the new one must be there too.
-        if !orig.hidden_from(seat) && orig.masked(Some(seat)).is_none() {
-            s.skip_hidden(&orig, seat, &mut out)?;
+        let orig = truth.last()?;
+        if !orig.hidden && !orig.hidden_marker(seat) {
+            s.skip_hidden(orig, seat, &mut out)?;
             if (s.current, s.phase) != (orig.current, orig.phase) {
                 return None;
             }
@@ -1213,7 +1213,7 @@ impl Cuajo {
     /// Redoes the decisions `seat` cannot see that this deal brings and the true one does not
     /// at this point: passes on a win or a claim, and a marker decision, which must show the
     /// marker the true deal placed.
-    fn skip_hidden(&mut self, orig: &Self, seat: usize, out: &mut Vec<Action>) -> Option<()> {
+    fn skip_hidden(&mut self, orig: &TrueStep, seat: usize, out: &mut Vec<Action>) -> Option<()> {
         loop {
             let here = (self.current, self.phase) == (orig.current, orig.phase);
             if self.hidden_from(seat) && !here {
@@ -1236,6 +1236,32 @@ impl Cuajo {
                 return Some(());
             }
         }
+    }
+}
+
+/// What a determinisation's replays need of the true state at one point, for `seat`.
+#[derive(Clone, Copy)]
+struct TrueStep {
+    current: u8,
+    phase: Phase,
+    marker: [Marker; SEATS],
+    /// The decision is hidden from `seat` (a pass on a win or a claim).
+    hidden: bool,
+}
+
+impl TrueStep {
+    fn of(s: &Cuajo, seat: usize) -> Self {
+        TrueStep {
+            current: s.current,
+            phase: s.phase,
+            marker: s.marker,
+            hidden: s.hidden_from(seat),
+        }
+    }
+
+    /// A marker decision hidden from `seat`.
+    fn hidden_marker(&self, seat: usize) -> bool {
+        self.phase == Phase::Marker && self.current as usize != seat
     }
 }
 
@@ -1886,6 +1912,66 @@ impl Game for Cuajo {
         Some(self.action_line(action, seat))
     }
 
+    /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left
+    /// out); during a marker decision hidden from `seat`, its table before the decision.
+    fn sees_same(&self, o: &Self, seat: usize) -> Option<bool> {
+        let (a, b) = (self.masked(Some(seat)), o.masked(Some(seat)));
+        if a.is_some() || b.is_some() {
+            return Some(match (a, b) {
+                (Some(a), Some(b)) => a.sees_same(b, seat)?,
+                _ => false,
+            });
+        }
+        let over = self.phase == Phase::Over;
+        let sees = |s: usize| over || s == seat;
+        let secrets_alike = |s: usize| {
+            self.secrets[s].len() == o.secrets[s].len()
+                && self.secrets[s].iter().zip(&o.secrets[s]).all(|(x, y)| {
+                    if sees(s) {
+                        (x.sowee, x.card) == (y.sowee, y.card)
+                    } else {
+                        !self.rules.secret_kind_public || x.sowee == y.sowee
+                    }
+                })
+        };
+        let draw_seen = |d: &Option<Draw>| {
+            d.map(|d| {
+                (
+                    d.seat,
+                    (d.shown || sees(d.seat as usize)).then_some(d.card),
+                    d.shown,
+                )
+            })
+        };
+        let past_seen = |p: &PastHand| (p.dealer, p.winner, p.source, p.balances);
+        let size = |c: &Self, s: usize| total(&c.concealed[s]) + 4 * c.secrets[s].len();
+        Some(
+            (
+                self.hand,
+                self.dealer,
+                self.seen_phase(Some(seat)),
+                self.sowee,
+            ) == (o.hand, o.dealer, o.seen_phase(Some(seat)), o.sowee)
+                && over == (o.phase == Phase::Over)
+                && self.stock_size() == o.stock_size()
+                && self.discards == o.discards
+                && (0..SEATS).all(|s| !sees(s) || self.concealed[s] == o.concealed[s])
+                && (0..SEATS).all(secrets_alike)
+                && self.known == o.known
+                && (0..SEATS).all(|s| size(self, s) == size(o, s))
+                && (self.purro, self.marker, self.penalty) == (o.purro, o.marker, o.penalty)
+                && draw_seen(&self.last_draw) == draw_seen(&o.last_draw)
+                && (self.turn, self.balances, self.totals) == (o.turn, o.balances, o.totals)
+                && self.result == o.result
+                && self.past.len() == o.past.len()
+                && self
+                    .past
+                    .iter()
+                    .map(past_seen)
+                    .eq(o.past.iter().map(past_seen)),
+        )
+    }
+
     /// Between hands: the balances so far (each hand's payments are final).
     fn deal_value(&self, out: &mut [f64]) -> bool {
         self.returns(out);
@@ -2140,6 +2226,8 @@ pub struct Unseen {
     secrets: Vec<UnseenSecret>,
     /// The public status after each action, as `seat` saw it.
     trace: Vec<[u8; 3 * SEATS]>,
+    /// The true state before each action and after the last.
+    truth: Vec<TrueStep>,
     /// The match is over: every hand is shown, only the stock left is unseen.
     over: bool,
     /// A seat seen to hold a hand with waits after its last unseen card, with its hand's
@@ -2388,7 +2476,8 @@ impl Unseen {
             stock: Vec::new(),
             pool: [0; KINDS],
             secrets: Vec::new(),
-            trace: Cuajo::replay_hidden(start, &start.deck, actions, actions, seat)?.2,
+            trace: Vec::new(),
+            truth: Vec::with_capacity(actions.len() + 1),
             over: false,
             ready: None,
             order: Vec::new(),
@@ -2406,6 +2495,7 @@ impl Unseen {
         let exact_no_waits = start.rules.dead_waits_count;
         let mut s = start.clone();
         for (at, &a) in actions.iter().enumerate() {
+            u.truth.push(TrueStep::of(&s, seat));
             let c = s.current as usize;
             let (purro, penalty, markers) = (s.purro[c], s.penalty[c], s.marker);
             if c != seat {
@@ -2447,6 +2537,8 @@ impl Unseen {
                 }
             }
         }
+        u.truth.push(TrueStep::of(&s, seat));
+        u.trace = Cuajo::replay_hidden(start, &start.deck, actions, actions, seat, &u.truth)?.2;
         let end = match (&s.result, s.phase) {
             (Some(r), Phase::Over) => s.stock_at as usize - r.extra_draws.len(),
             _ => s.stock_at as usize,
@@ -2635,7 +2727,8 @@ impl Unseen {
         for (x, &a) in self.secrets.iter().zip(&chosen) {
             acts[x.at] = a;
         }
-        let (_, acts, trace) = Cuajo::replay_hidden(start, &deck, actions, &acts, seat)?;
+        let (_, acts, trace) =
+            Cuajo::replay_hidden(start, &deck, actions, &acts, seat, &self.truth)?;
         (trace == self.trace).then_some((deck, acts))
     }
 
