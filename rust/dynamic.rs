@@ -571,17 +571,26 @@ impl<G: Game> Tracked<G> {
         let mut rng = Rng::new(seed);
         let mut other = Vec::new();
         for _ in 0..RESAMPLE_ATTEMPTS {
-            let Some((deck, new_acts)) = G::resample_deal(known, start, acts, seat, &mut rng)
+            let Some((deck, new_acts, replayed)) =
+                G::resample_deal(known, start, acts, seat, &mut rng)
             else {
                 continue;
             };
             if G::PACK.check_deck(&deck).is_err() {
                 continue;
             }
-            let mut s = start.clone();
-            s.redeal(&deck);
-            if !new_acts.iter().all(|&a| s.apply(a).is_ok())
-                || (s.current_player() == Some(seat)) != seen.to_act
+            let mut s = match replayed {
+                Some(s) => s,
+                None => {
+                    let mut s = start.clone();
+                    s.redeal(&deck);
+                    if !new_acts.iter().all(|&a| s.apply(a).is_ok()) {
+                        continue;
+                    }
+                    s
+                }
+            };
+            if (s.current_player() == Some(seat)) != seen.to_act
                 || then.is_some_and(|a| !s.is_legal(a))
             {
                 continue;
@@ -1187,12 +1196,18 @@ mod tests {
                     let proposal = known
                         .as_ref()
                         .and_then(|k| G::resample_deal(k, &t.deal_start, acts, step % n, &mut rng));
-                    if let Some((deck, new)) = proposal {
+                    if let Some((deck, new, replayed)) = proposal {
                         let mut s = (*t.deal_start).clone();
                         if G::PACK.check_deck(&deck).is_ok() {
                             s.redeal(&deck);
                             if new.iter().all(|&a| s.apply(a).is_ok()) {
+                                // A game's own replay is the checked one.
+                                if let Some(r) = &replayed {
+                                    assert!(r == &s, "{}: the proposal's state", G::NAME);
+                                }
                                 check(&t.state, &s);
+                            } else {
+                                assert!(replayed.is_none(), "{}: an illegal proposal", G::NAME);
                             }
                         }
                     }

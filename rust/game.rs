@@ -16,6 +16,11 @@ pub trait Action: Copy + Eq + Debug + Display + Send + Sync + 'static {
     fn parse(text: &str) -> Result<Self>;
 }
 
+/// A proposed re-deal ([`Game::resample_deal`]): the deck, the actions, and the state they lead
+/// to when the game replayed them itself, checking every action as `apply` does (else `None`,
+/// and the caller replays them).
+pub type Redeal<G> = (Vec<u8>, Vec<<G as Game>::Action>, Option<G>);
+
 /// A game's state. `(config, seed, decks, actions)` determine it completely.
 pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     const NAME: &'static str;
@@ -97,7 +102,7 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         actions: &[Self::Action],
         seat: usize,
         rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Self::Action>)>;
+    ) -> Option<Redeal<Self>>;
 
     /// Whether `seat` sees the same in `self` and in `other` (a state of the same game and
     /// config): `Some(b)` with `b` exactly `view(Some(seat)) == other.view(Some(seat))`, told

@@ -3,7 +3,7 @@
 //! table are bit sets, score piles ordered arrays (their tops decide robberies and payments).
 
 use crate::cards::{bit, ids, Pack, SPANISH_40};
-use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game};
+use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -1375,7 +1375,7 @@ impl Game for CauRobat {
         actions: &[Action],
         seat: usize,
         rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    ) -> Option<Redeal<Self>> {
         let Unseen {
             others,
             dealer,
@@ -1407,7 +1407,7 @@ impl Game for CauRobat {
                 c
             });
         }
-        Some((deck, actions.to_vec()))
+        Some((deck, actions.to_vec(), None))
     }
 }
 

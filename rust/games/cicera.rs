@@ -3,7 +3,7 @@
 //! are found by subset sums over bit sets.
 
 use crate::cards::{bit, ids, Pack, FRENCH_CICERA};
-use crate::game::{Action as ActionTrait, FirstDealer, Game};
+use crate::game::{Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -1629,14 +1629,14 @@ impl Game for Cicera {
         actions: &[Action],
         _seat: usize,
         rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    ) -> Option<Redeal<Self>> {
         let mut cards: Vec<u8> = unknown.iter().map(|&k| start.deck[k]).collect();
         rng.shuffle(&mut cards);
         let mut deck = start.deck.to_vec();
         for (&k, &c) in unknown.iter().zip(&cards) {
             deck[k] = c;
         }
-        Some((deck, actions.to_vec()))
+        Some((deck, actions.to_vec(), None))
     }
 }
 

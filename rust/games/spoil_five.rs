@@ -2,7 +2,7 @@
 //! shared/rules/spoil_five.md). Hands are `u64` bit sets of card ids `13·suit + rank`.
 
 use crate::cards::{bit, ids, Pack, FRENCH_SPOIL_FIVE};
-use crate::game::{Action as ActionTrait, FirstDealer, Game};
+use crate::game::{Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -1635,7 +1635,7 @@ impl Game for SpoilFive {
         actions: &[Action],
         seat: usize,
         rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    ) -> Option<Redeal<Self>> {
         let n = start.n();
         let Unseen {
             places,
@@ -1703,7 +1703,7 @@ impl Game for SpoilFive {
                 out.push(Action::Decline);
             }
         }
-        Some((deck, out))
+        Some((deck, out, None))
     }
 
     /// The rule-of-thumb player: docs/rules/spoil_five.md, "The heuristic bot".

@@ -169,18 +169,61 @@ pub fn partitionable(c: &Counts, melds: Melds) -> bool {
 
 /// The kinds that complete `pool` (one card added), a copy being available: the player holds
 /// `own[t]` of kind `t` and `copies(t)` exist in play. Bit `t` of the result.
+///
+/// The three blocks (aces, 3-4-5, J-H-K) split independently and a card changes only its own
+/// block: a pool with two blocks that do not split has no waits, and a card can complete the
+/// pool only in the block that does not split (in any block if all do).
 pub fn waits(pool: &Counts, own: &Counts, copies: impl Fn(usize) -> u8, melds: Melds) -> u32 {
-    let mut c = *pool;
+    let table = melds.table();
+    let open = |t: usize| own[t] < copies(t);
+    let mut out = block_waits(pool, table, &open);
+    if let Some(w) = melds.triple.map(usize::from) {
+        // The undeclared sowee triple: the pool split without three copies of it.
+        if pool[w] >= 3 {
+            let mut d = *pool;
+            d[w] -= 3;
+            out |= block_waits(&d, table, &|t| t != w && open(t));
+        }
+        // The card that makes the triple (or a fourth copy) itself.
+        if open(w) && pool[w] >= 2 {
+            let mut c = *pool;
+            c[w] += 1;
+            if partitionable(&c, melds) {
+                out |= 1 << w;
+            }
+        }
+    }
+    out
+}
+
+/// [`waits`] for one way of splitting, among the kinds `open` allows.
+fn block_waits(c: &Counts, table: &[bool; 625], open: &dyn Fn(usize) -> bool) -> u32 {
+    let splits = |c: &Counts, block: usize| match block {
+        0 => table[pattern(c, ACE)],
+        1 => block_choice(c, table, THREE, 3).is_some(),
+        _ => block_choice(c, table, JACK, 2).is_some(),
+    };
+    let block_of = |rank: usize| match rank {
+        ACE => 0,
+        r if r < JACK => 1,
+        _ => 2,
+    };
+    let ok: [bool; 3] = std::array::from_fn(|b| splits(c, b));
+    if ok.iter().filter(|&&x| !x).count() >= 2 {
+        return 0;
+    }
     let mut out = 0;
-    for t in 0..KINDS {
-        if own[t] >= copies(t) {
+    let mut d = *c;
+    for t in (0..KINDS).filter(|&t| open(t)) {
+        let b = block_of(rank_of(t));
+        if (0..3).any(|o| o != b && !ok[o]) {
             continue;
         }
-        c[t] += 1;
-        if partitionable(&c, melds) {
+        d[t] += 1;
+        if splits(&d, b) {
             out |= 1 << t;
         }
-        c[t] -= 1;
+        d[t] -= 1;
     }
     out
 }
@@ -635,6 +678,50 @@ mod tests {
                 assert_eq!(w & (1 << t) != 0, want, "{c:?} + {t}");
             }
         }
+    }
+
+    /// `waits` by blocks is one `partitionable` per candidate card, on hands one card from
+    /// complete or not, with quads, the sowee triple and limited copies.
+    #[test]
+    fn waits_by_blocks_match_one_check_per_card() {
+        let mut rng = Rng::new(11);
+        let settings = [
+            Melds::DEFAULT,
+            Melds {
+                quads: false,
+                triple: None,
+            },
+            Melds {
+                quads: true,
+                triple: Some(9),
+            },
+            Melds {
+                quads: false,
+                triple: Some(22),
+            },
+        ];
+        let mut positive = 0;
+        for i in 0..40_000 {
+            let melds = settings[i % settings.len()];
+            // Mostly built from combinations: often one card from complete.
+            let mut c = random_hand(&mut rng, 16);
+            let held: Vec<usize> = (0..KINDS).filter(|&k| c[k] > 0).collect();
+            c[held[rng.below(held.len() as u64) as usize]] -= 1;
+            let own: Counts = std::array::from_fn(|k| c[k] + (rng.below(3) == 0) as u8);
+            let copies = |k: usize| if k % 5 == 0 { 3 } else { 4 };
+            let got = waits(&c, &own, copies, melds);
+            let mut want = 0;
+            for t in (0..KINDS).filter(|&t| own[t] < copies(t)) {
+                let mut d = c;
+                d[t] += 1;
+                if partitionable(&d, melds) {
+                    want |= 1 << t;
+                }
+            }
+            assert_eq!(got, want, "{c:?} {melds:?}");
+            positive += (want != 0) as usize;
+        }
+        assert!(positive > 5_000, "{positive} hands with waits");
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod heuristic;
 mod ready;
 
 use crate::cards::{Pack, CUAJO_112};
-use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game};
+use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use eval::{is_king, kind, partitionable, rank_of, suit_of, total, Counts, Melds, KINDS, KING};
@@ -1998,7 +1998,7 @@ impl Game for Cuajo {
         actions: &[Action],
         seat: usize,
         rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    ) -> Option<Redeal<Self>> {
         (0..PROPOSALS).find_map(|_| known.propose(start, actions, seat, rng))
     }
 }
@@ -2476,7 +2476,7 @@ impl Unseen {
             stock: Vec::new(),
             pool: [0; KINDS],
             secrets: Vec::new(),
-            trace: Vec::new(),
+            trace: Vec::with_capacity(actions.len()),
             truth: Vec::with_capacity(actions.len() + 1),
             over: false,
             ready: None,
@@ -2517,7 +2517,12 @@ impl Unseen {
                     _ => {}
                 }
             }
+            let hidden_pass = s.hidden_from(seat) && a == Action::Pass;
             s.apply_unchecked(a);
+            // What `seat` saw after the action (what a replay of a proposal must show too).
+            if !hidden_pass {
+                u.trace.push(s.seen_status(seat));
+            }
             if c != seat {
                 // What the end of the turn showed of the 15 cards left.
                 let waits = match a {
@@ -2538,7 +2543,6 @@ impl Unseen {
             }
         }
         u.truth.push(TrueStep::of(&s, seat));
-        u.trace = Cuajo::replay_hidden(start, &start.deck, actions, actions, seat, &u.truth)?.2;
         let end = match (&s.result, s.phase) {
             (Some(r), Phase::Over) => s.stock_at as usize - r.extra_draws.len(),
             _ => s.stock_at as usize,
@@ -2618,7 +2622,7 @@ impl Unseen {
         actions: &[Action],
         seat: usize,
         rng: &mut Rng,
-    ) -> Option<(Vec<u8>, Vec<Action>)> {
+    ) -> Option<Redeal<Cuajo>> {
         if self.over {
             let mut deck = start.deck.to_vec();
             let mut stock: Vec<u8> = self.stock.iter().map(|&p| deck[p as usize]).collect();
@@ -2626,7 +2630,7 @@ impl Unseen {
             for (&p, k) in self.stock.iter().zip(stock) {
                 deck[p as usize] = k;
             }
-            return Some((deck, actions.to_vec()));
+            return Some((deck, actions.to_vec(), None));
         }
         let (chosen, groups, rest) = match (&self.fixed, &self.secret_law) {
             (Some((groups, rest)), _) => (
@@ -2727,9 +2731,10 @@ impl Unseen {
         for (x, &a) in self.secrets.iter().zip(&chosen) {
             acts[x.at] = a;
         }
-        let (_, acts, trace) =
+        // Every action of the replay was checked legal (the passes it redoes always are).
+        let (state, acts, trace) =
             Cuajo::replay_hidden(start, &deck, actions, &acts, seat, &self.truth)?;
-        (trace == self.trace).then_some((deck, acts))
+        (trace == self.trace).then_some((deck, acts, Some(state)))
     }
 
     /// The cards each seat must have held for its discards and secrets (`chosen`), beyond the
