@@ -2185,7 +2185,7 @@ fn choose(n: usize, k: usize) -> u64 {
 }
 
 /// Proposals one `resample_deal` call tries before the generic layer calls it again.
-const PROPOSALS: usize = 400;
+const PROPOSALS: usize = 800;
 
 /// Per seat, the cards it must have held, each with the number of its hidden positions
 /// received by then.
