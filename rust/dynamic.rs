@@ -1239,6 +1239,42 @@ mod tests {
         );
     }
 
+    /// `Game::is_legal` (which a game may answer without listing) is membership in
+    /// `legal_actions`, for every action at every decision of random games.
+    fn check_is_legal<G: Game>(config: Value, games: u64) {
+        let game = GameOf::<G>::from_json(config).unwrap();
+        let mut legal = Vec::new();
+        for seed in 0..games {
+            let mut t = Tracked::<G>::new(game.config.clone(), seed, Vec::new());
+            let mut rng = Rng::new(seed);
+            while !t.state.is_terminal() {
+                legal.clear();
+                t.state.legal_actions(&mut legal);
+                for a in (0..G::Action::COUNT).filter_map(G::Action::from_index) {
+                    assert_eq!(t.state.is_legal(a), legal.contains(&a), "{} {a:?}", G::NAME);
+                }
+                t.apply(legal[rng.below(legal.len() as u64) as usize])
+                    .unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn is_legal_is_membership_in_the_legal_actions() {
+        use serde_json::json;
+        check_is_legal::<SpoilFive>(json!({"rob_timing": "before_first_lead"}), 20);
+        check_is_legal::<Cicera>(json!({"max_hands": 2}), 5);
+        check_is_legal::<CauRobat>(json!({"hands_to_win": 2}), 5);
+        for config in [
+            json!({"hands_per_match": 2}),
+            json!({"purro_call": "optional", "purro_marker": "player_choice"}),
+            json!({"secret_on_winning_turn": false, "max_turns": 400}),
+            json!({"empty_stock": "immediate_wash", "dead_waits_count": false}),
+        ] {
+            check_is_legal::<Cuajo>(config, 25);
+        }
+    }
+
     /// The text `serialize` writes by hand is the compact JSON of its fields, and reads back.
     fn check_serialize<G: Game>(config: Value) {
         for explicit in [false, true] {

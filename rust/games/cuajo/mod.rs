@@ -1982,6 +1982,51 @@ impl Game for Cuajo {
         self.rule_of_thumb(legal, rng)
     }
 
+    /// `legal_actions` contains `action`, without the list (replays check every action).
+    fn is_legal(&self, action: Action) -> bool {
+        let s = self.current as usize;
+        let hand = &self.concealed[s];
+        let w = self.sowee as usize;
+        let secret = |sowee: bool, k: u8| Secret { sowee, card: k };
+        match (self.phase, action) {
+            (Phase::Opening | Phase::Action, a) => match a {
+                Action::Discard(k) => (k as usize) < KINDS && self.discard_legal(s, k as usize),
+                Action::Secret(k) => {
+                    (k as usize) < KINDS
+                        && hand[k as usize] == 4
+                        && self.secret_keeps_win(s, secret(false, k))
+                }
+                Action::SoweeSecret(k) => {
+                    (k as usize) < KINDS
+                        && hand[w] == 3
+                        && k as usize != w
+                        && hand[k as usize] > 0
+                        && self.secret_keeps_win(s, secret(true, k))
+                }
+                Action::Win => self.win_legal(s),
+                // A dead hand (docs/rules/cuajo.md): neither a discard nor a win.
+                Action::Pass => !self.win_legal(s) && !(0..KINDS).any(|k| self.discard_legal(s, k)),
+                _ => false,
+            },
+            (Phase::Draw, Action::Draw) => self.stock_size() > 0,
+            (Phase::Draw, Action::Take) => {
+                self.stock_size() > 0
+                    || self
+                        .top_discard()
+                        .is_some_and(|top| self.may_win(s) && self.completes_with(s, top))
+            }
+            (Phase::Draw, Action::Pass) => self.stock_size() == 0,
+            (Phase::DrawerOption, Action::Win | Action::Pass)
+            | (Phase::Claim, Action::Claim | Action::Pass)
+            | (Phase::PurroCall, Action::NoPurro) => true,
+            (Phase::PurroCall, Action::Purro) => self.waits_of(s) != 0,
+            (Phase::Marker, Action::Marker(suit)) => {
+                suit < 4 && self.concealed[s][kind(suit as usize, KING)] > 0
+            }
+            _ => false,
+        }
+    }
+
     fn illegal_reason(&self, action: Action) -> Option<String> {
         self.why_illegal(action)
     }
