@@ -1239,6 +1239,49 @@ mod tests {
         );
     }
 
+    /// Cuajo at marker decisions hidden from the viewer: the true state shows its table before
+    /// the decision, and a re-deal that brings no decision (its replay stops before the action)
+    /// shows the same table unmasked; `sees_same` must say so, as the views do.
+    #[test]
+    fn cuajo_sees_same_at_hidden_marker_decisions() {
+        let config = serde_json::json!({"purro_call": "optional", "purro_marker": "player_choice"});
+        let game = GameOf::<Cuajo>::from_json(config).unwrap();
+        let (mut positions, mut unmasked_same) = (0, 0);
+        let mut legal = Vec::new();
+        for seed in 0..300 {
+            let mut t = Tracked::<Cuajo>::new(game.config.clone(), seed, Vec::new());
+            let mut rng = Rng::new(seed);
+            while !t.state.is_terminal() && positions < 12 {
+                let current = t.state.current_player().unwrap_or(0);
+                if t.state.view(Some(current))["phase"] == "marker" {
+                    positions += 1;
+                    let seat = (current + 1) % 4;
+                    let acts = &t.history[t.deal_start_at..];
+                    let known = Cuajo::known(&t.deal_start, acts, seat).unwrap();
+                    for _ in 0..40 {
+                        let Some((_, _, Some(s))) =
+                            Cuajo::resample_deal(&known, &t.deal_start, acts, seat, &mut rng)
+                        else {
+                            continue;
+                        };
+                        let views = s.view(Some(seat)) == t.state.view(Some(seat));
+                        assert_eq!(s.sees_same(&t.state, seat), Some(views));
+                        assert_eq!(t.state.sees_same(&s, seat), Some(views));
+                        unmasked_same += (views && s.view(None)["phase"] != "marker") as usize;
+                    }
+                }
+                legal.clear();
+                t.state.legal_actions(&mut legal);
+                t.apply(legal[rng.below(legal.len() as u64) as usize])
+                    .unwrap();
+            }
+        }
+        assert!(
+            positions >= 12 && unmasked_same > 0,
+            "{positions} {unmasked_same}"
+        );
+    }
+
     /// `Game::is_legal` (which a game may answer without listing) is membership in
     /// `legal_actions`, for every action at every decision of random games.
     fn check_is_legal<G: Game>(config: Value, games: u64) {

@@ -1915,12 +1915,11 @@ impl Game for Cuajo {
     /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left
     /// out); during a marker decision hidden from `seat`, its table before the decision.
     fn sees_same(&self, o: &Self, seat: usize) -> Option<bool> {
+        // A state at a marker decision hidden from `seat` shows its table before it, which an
+        // unmasked state (a re-deal that brings no such decision) may show as well.
         let (a, b) = (self.masked(Some(seat)), o.masked(Some(seat)));
         if a.is_some() || b.is_some() {
-            return Some(match (a, b) {
-                (Some(a), Some(b)) => a.sees_same(b, seat)?,
-                _ => false,
-            });
+            return a.unwrap_or(self).sees_same(b.unwrap_or(o), seat);
         }
         let over = self.phase == Phase::Over;
         let sees = |s: usize| over || s == seat;
@@ -2409,6 +2408,10 @@ impl SecretLaw {
                 .iter()
                 .map(|&i| u.secrets[i].options.len())
                 .collect();
+            if sizes.contains(&0) {
+                // A secret no kind fits (never with a legal history).
+                return None;
+            }
             let mut digits = vec![0usize; sizes.len()];
             'all: loop {
                 for (&i, &d) in secrets.iter().zip(&digits) {
