@@ -1951,7 +1951,6 @@ impl Game for Cuajo {
                 self.seen_phase(Some(seat)),
                 self.sowee,
             ) == (o.hand, o.dealer, o.seen_phase(Some(seat)), o.sowee)
-                && over == (o.phase == Phase::Over)
                 && self.stock_size() == o.stock_size()
                 && self.discards == o.discards
                 && (0..SEATS).all(|s| !sees(s) || self.concealed[s] == o.concealed[s])
@@ -1962,7 +1961,6 @@ impl Game for Cuajo {
                 && draw_seen(&self.last_draw) == draw_seen(&o.last_draw)
                 && (self.turn, self.balances, self.totals) == (o.turn, o.balances, o.totals)
                 && self.result == o.result
-                && self.past.len() == o.past.len()
                 && self
                     .past
                     .iter()
@@ -2213,8 +2211,8 @@ impl Cuajo {
 // Determinisation.
 
 /// Runs of equal needs `(kind, by)` as `(kind, by, copies)`.
-fn group(needs: &[(u8, usize)]) -> Vec<(u8, usize, usize)> {
-    let mut out: Vec<(u8, usize, usize)> = Vec::new();
+fn group(needs: &[(u8, usize)]) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
     for &(k, by) in needs {
         match out.last_mut() {
             Some(last) if (last.0, last.1) == (k, by) => last.2 += 1,
@@ -2288,12 +2286,12 @@ pub struct Unseen {
     secret_law: Option<SecretLaw>,
 }
 
-/// Per seat, its needs in runs of equal `(kind, by)`: `(kind, by, copies)`. Copies needed
-/// together (a secret) take a set of positions, not a sequence.
-type Groups = [Vec<(u8, usize, usize)>; SEATS];
-
 /// Needed copies taken together: `(kind, by, copies)`.
 type Group = (u8, usize, usize);
+
+/// Per seat, its needs in runs of equal `(kind, by)`. Copies needed together (a secret) take a
+/// set of positions, not a sequence.
+type Groups = [Vec<Group>; SEATS];
 
 /// Per seat, its needs grouped, borrowed.
 type SeatGroups<'a> = [&'a [Group]; SEATS];
@@ -2304,7 +2302,7 @@ fn groups(needs: &Needs) -> Groups {
 }
 
 /// The ways to place grouped needs: `None` if they do not fit.
-fn placements(groups: &[(u8, usize, usize)]) -> Option<f64> {
+fn placements(groups: &[Group]) -> Option<f64> {
     let mut taken = 0;
     let mut ways = 1.0;
     for &(_, by, m) in groups {
