@@ -452,3 +452,100 @@ def test_cuajo_hidden_secret_kind_follows_the_exact_law(impl):
     exact = sum(p for key, p in law.items() if key.startswith("secret"))
     print(f"cuajo hidden secret: chi2 {chi2:.1f}, df {df}; normal {normal:.1%} (exact {exact:.1%})")
     assert chi2 < chi2_bound(df), (chi2, df, counts)
+
+
+# --------------------------------------------------------------------------------------------
+# Cuajo: two seats' hidden secrets. The dealer lays a secret and discards x, the next seat
+# draws, lays a secret and discards y (purro declined by both); the viewer (seat 2) saw nothing
+# else of their 16 cards. A pair of choices is as likely as the deals that allow both: the
+# dealer's 16 cards hold its secret's cards and x, the next seat's 16 its secret's cards and y,
+# out of the same unseen copies (only one seat can hold the three unseen sowee copies). The
+# engine draws each seat's choice by a bound of its weight and keeps the pair with the exact
+# ratio: the law of (normal or sowee, normal or sowee) is tested against the exact one.
+
+
+def cuajo_two_hidden_secrets(impl):
+    from test_cuajo_rules import Deal
+
+    hands = {
+        0: "AO AO AO AO 3C 4C 5C JC HC KC AE 3E 4E 5E JE HE",
+        1: "HB HB HB 3O 4O 5O JO HO KO AC AC 3B 4B 5B JB",
+    }
+    deal = Deal(0, hands, "HB", head="AB")
+    game = impl.load_game("cuajo", purro_call="optional", first_dealer=0)
+    state = game.new_initial_state(1, deck=deal.deck)
+    for text in ("secret AO", "discard 3C", "no-purro", "draw", "sowee-secret AC"):
+        state.apply_action(state.string_to_action(text))
+    state.apply_action(state.string_to_action("discard 3O"))
+    state.apply_action(state.string_to_action("no-purro"))
+    return state, "3C", "3O"
+
+
+def two_secrets_law(state, x, y):
+    """P(kind of the dealer's secret, kind of the next seat's) over normal/sowee, for seat 2."""
+    v = state.view(2)
+    w = v["sowee"]
+    kinds = [rank + suit for suit in "OCEB" for rank in "A345JHK"]
+    seen = v["concealed"][2] + [w]
+    unseen = {k: 4 - seen.count(k) for k in kinds}
+    total = sum(unseen.values())
+
+    def ways(n, *parts):
+        """Multinomial: ``n`` copies split into ``parts`` and the rest."""
+        out, left = 1, n
+        for p in parts:
+            if p < 0 or p > left:
+                return 0
+            out *= math.comb(left, p)
+            left -= p
+        return out
+
+    def needs(kind, card, discard):
+        need = Counter({card: 4} if kind == "secret" else {w: 3, card: 1})
+        need[discard] += 1
+        return need
+
+    law = Counter()
+    choices = [(kind, t) for t in kinds if t != w for kind in ("secret", "sowee")]
+    for c0, c1 in itertools.product(choices, repeat=2):
+        lo0, lo1 = needs(*c0, x), needs(*c1, y)
+        touched = set(lo0) | set(lo1)
+        # The touched kinds' copies in the two hands, then the other unseen cards.
+        poly = Counter({(0, 0): 1})
+        for k in touched:
+            u = unseen[k]
+            grown = Counter()
+            for (i, j), p in poly.items():
+                for a in range(lo0[k], u + 1):
+                    for b in range(lo1[k], u - a + 1):
+                        if i + a <= 16 and j + b <= 16:
+                            grown[(i + a, j + b)] += p * ways(u, a, b)
+            poly = grown
+        others = total - sum(unseen[k] for k in touched)
+        weight = sum(p * ways(others, 16 - i, 16 - j) for (i, j), p in poly.items())
+        law[(c0[0], c1[0])] += weight
+    norm = sum(law.values())
+    return {k: n / norm for k, n in law.items() if n}
+
+
+def test_cuajo_two_hidden_secrets_follow_the_exact_law(impl):
+    state, x, y = cuajo_two_hidden_secrets(impl)
+    law = two_secrets_law(state, x, y)
+    target = seen_by(state, 2)
+    n = 2000 if impl_name(impl) == "engine" else 100
+    counts = Counter()
+    for k in range(n):
+        sample = state.resample_from_infostate(2, k)
+        assert seen_by(sample, 2) == target
+        kinds = [
+            sample.action_to_string(a).split()[0].replace("sowee-secret", "sowee")
+            for a in sample.history()
+            if "secret" in sample.action_to_string(a)
+        ]
+        counts[tuple(kinds)] += 1
+    assert set(counts) <= set(law), (counts, law)
+    cells = [(n * p, counts[key]) for key, p in law.items()]
+    chi2 = sum((seen - e) ** 2 / e for e, seen in cells)
+    df = len(cells) - 1
+    print(f"cuajo two hidden secrets: chi2 {chi2:.1f}, df {df}; {dict(counts)}; {law}")
+    assert chi2 < chi2_bound(df), (chi2, df, counts, law)
