@@ -63,15 +63,30 @@ def chi2_bound(df):
     return df + 4.5 * math.sqrt(2 * df) + 10
 
 
+def chi_square(law, counts, n):
+    """Pearson's chi-square of ``counts`` (``n`` draws) against ``law`` (key -> probability),
+    the cells expected fewer than 5 times pooled into one; returns it and its degrees of
+    freedom."""
+    cells, pooled = [], [0.0, 0]
+    for key, p in law.items():
+        if n * p >= 5:
+            cells.append((n * p, counts[key]))
+        else:
+            pooled[0] += n * p
+            pooled[1] += counts[key]
+    if pooled[0] > 0:
+        cells.append(tuple(pooled))
+    chi2 = sum((seen - e) ** 2 / e for e, seen in cells)
+    return chi2, len(cells) - 1
+
+
 def check_uniform(impl_name, state, seat, consistent, key_of):
     """Resamples ``state`` for ``seat``; every world is consistent and they are uniform."""
     n = SAMPLES[impl_name]
     counts = Counter(key_of(state.resample_from_infostate(seat, k)) for k in range(n))
     assert set(counts) <= consistent, set(counts) - consistent
     if impl_name == "engine":
-        expected = n / len(consistent)
-        chi2 = sum((counts[k] - expected) ** 2 / expected for k in consistent)
-        df = len(consistent) - 1
+        chi2, df = chi_square(dict.fromkeys(consistent, 1 / len(consistent)), counts, n)
         # far beyond the 99.9% point of chi-square with df degrees of freedom
         assert chi2 < chi2_bound(df), (chi2, df)
     else:
@@ -209,9 +224,7 @@ def test_fishing_games_resample_is_uniform(impl, name, config, left):
     n = SAMPLES[impl_name(impl)] // 3
     counts = Counter(key(state.resample_from_infostate(seat, k)) for k in range(n))
     assert set(counts) <= consistent
-    expected = n / len(consistent)
-    chi2 = sum((counts[k] - expected) ** 2 / expected for k in consistent)
-    df = len(consistent) - 1
+    chi2, df = chi_square(dict.fromkeys(consistent, 1 / len(consistent)), counts, n)
     assert chi2 < chi2_bound(df), (chi2, df)
 
 
@@ -353,17 +366,7 @@ def test_cuajo_resample_is_uniform_after_two_discards(impl):
         hands = sample.view()["concealed"]
         counts[(hands[0].count(x) + 1, hands[1].count(y) + 1)] += 1
     assert set(counts) <= set(law)
-    # chi-square over the cells, the ones expected fewer than 5 times pooled
-    cells, pooled = [], [0.0, 0]
-    for key, p in law.items():
-        if n * p >= 5:
-            cells.append((n * p, counts[key]))
-        else:
-            pooled[0] += n * p
-            pooled[1] += counts[key]
-    cells.append(tuple(pooled))
-    chi2 = sum((seen - e) ** 2 / e for e, seen in cells if e > 0)
-    df = len(cells) - 1
+    chi2, df = chi_square(law, counts, n)
     print(f"cuajo two discards {x} {y}: chi2 {chi2:.1f}, df {df}")
     assert chi2 < chi2_bound(df), (chi2, df, counts)
 
@@ -438,16 +441,7 @@ def test_cuajo_hidden_secret_kind_follows_the_exact_law(impl):
         assert seen_by(sample, 2) == target
         counts[sample.action_to_string(sample.history()[0])] += 1
     assert set(counts) <= set(law), set(counts) - set(law)
-    cells, pooled = [], [0.0, 0]
-    for key, p in law.items():
-        if n * p >= 5:
-            cells.append((n * p, counts[key]))
-        else:
-            pooled[0] += n * p
-            pooled[1] += counts[key]
-    cells.append(tuple(pooled))
-    chi2 = sum((seen - e) ** 2 / e for e, seen in cells if e > 0)
-    df = len(cells) - 1
+    chi2, df = chi_square(law, counts, n)
     normal = sum(c for key, c in counts.items() if key.startswith("secret")) / n
     exact = sum(p for key, p in law.items() if key.startswith("secret"))
     print(f"cuajo hidden secret: chi2 {chi2:.1f}, df {df}; normal {normal:.1%} (exact {exact:.1%})")
@@ -544,8 +538,6 @@ def test_cuajo_two_hidden_secrets_follow_the_exact_law(impl):
         ]
         counts[tuple(kinds)] += 1
     assert set(counts) <= set(law), (counts, law)
-    cells = [(n * p, counts[key]) for key, p in law.items()]
-    chi2 = sum((seen - e) ** 2 / e for e, seen in cells)
-    df = len(cells) - 1
+    chi2, df = chi_square(law, counts, n)
     print(f"cuajo two hidden secrets: chi2 {chi2:.1f}, df {df}; {dict(counts)}; {law}")
     assert chi2 < chi2_bound(df), (chi2, df, counts, law)
