@@ -105,13 +105,9 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     ) -> Option<Redeal<Self>>;
 
     /// Whether `seat` sees the same in `self` and in `other` (a state of the same game and
-    /// config): `Some(b)` with `b` exactly `view(Some(seat)) == other.view(Some(seat))`, told
-    /// without building the views; `None` if the game does not say, and the views are compared.
-    /// Determinisation asks it of every proposal, so it is on the search bots' hot path.
-    fn sees_same(&self, other: &Self, seat: usize) -> Option<bool> {
-        let _ = (other, seat);
-        None
-    }
+    /// config): exactly `view(Some(seat)) == other.view(Some(seat))`, told without building the
+    /// views. Determinisation asks it of every proposal, so it is on the search bots' hot path.
+    fn sees_same(&self, other: &Self, seat: usize) -> bool;
 
     /// The game's rule-of-thumb player (the `heuristic` bot): one of `legal` (the current
     /// player's legal actions, ascending, never empty) chosen from what the current player may

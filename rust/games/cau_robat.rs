@@ -1028,24 +1028,22 @@ impl Game for CauRobat {
     }
 
     /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left out).
-    fn sees_same(&self, o: &Self, seat: usize) -> Option<bool> {
+    fn sees_same(&self, o: &Self, seat: usize) -> bool {
         let n = self.n();
         let chain = self.chain_len as usize;
-        Some(
-            (self.hand, self.dealer, self.over, self.current_player())
-                == (o.hand, o.dealer, o.over, o.current_player())
-                && self.hands[seat] == o.hands[seat]
-                && (0..n).all(|s| self.hands[s].count_ones() == o.hands[s].count_ones())
-                && self.table == o.table
-                && (0..n).all(|s| self.piles[s].as_slice() == o.piles[s].as_slice())
-                && chain == o.chain_len as usize
-                && self.chain_cards[..chain] == o.chain_cards[..chain]
-                && self.chain_seats[..chain] == o.chain_seats[..chain]
-                && (self.last_play, self.last_capturer) == (o.last_play, o.last_capturer)
-                && self.hands_won[..n] == o.hands_won[..n]
-                && self.past == o.past
-                && (!self.over || self.winners == o.winners),
-        )
+        (self.hand, self.dealer, self.over, self.current_player())
+            == (o.hand, o.dealer, o.over, o.current_player())
+            && self.hands[seat] == o.hands[seat]
+            && (0..n).all(|s| self.hands[s].count_ones() == o.hands[s].count_ones())
+            && self.table == o.table
+            && (0..n).all(|s| self.piles[s].as_slice() == o.piles[s].as_slice())
+            && chain == o.chain_len as usize
+            && self.chain_cards[..chain] == o.chain_cards[..chain]
+            && self.chain_seats[..chain] == o.chain_seats[..chain]
+            && (self.last_play, self.last_capturer) == (o.last_play, o.last_capturer)
+            && self.hands_won[..n] == o.hands_won[..n]
+            && self.past == o.past
+            && (!self.over || self.winners == o.winners)
     }
 
     fn illegal_reason(&self, action: Action) -> Option<String> {

@@ -1577,28 +1577,26 @@ impl Game for Cicera {
     }
 
     /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left out).
-    fn sees_same(&self, o: &Self, seat: usize) -> Option<bool> {
+    fn sees_same(&self, o: &Self, seat: usize) -> bool {
         let plays = self.plays_done as usize;
-        Some(
-            (self.hand, self.dealer, self.phase, self.current_player())
-                == (o.hand, o.dealer, o.phase, o.current_player())
-                && self.hands[seat] == o.hands[seat]
-                && (0..SEATS).all(|s| self.hands[s].count_ones() == o.hands[s].count_ones())
-                && (
-                    self.dealt_upto,
-                    self.table,
-                    self.last_trail,
-                    self.pending,
-                    self.taken,
-                ) == (o.dealt_upto, o.table, o.last_trail, o.pending, o.taken)
-                && plays == o.plays_done as usize
-                && self.play_cards[..plays] == o.play_cards[..plays]
-                && self.play_captures[..plays] == o.play_captures[..plays]
-                && (self.piles, self.bonus, self.last_capturer, self.scores)
-                    == (o.piles, o.bonus, o.last_capturer, o.scores)
-                && self.past == o.past
-                && self.winner == o.winner,
-        )
+        (self.hand, self.dealer, self.phase, self.current_player())
+            == (o.hand, o.dealer, o.phase, o.current_player())
+            && self.hands[seat] == o.hands[seat]
+            && (0..SEATS).all(|s| self.hands[s].count_ones() == o.hands[s].count_ones())
+            && (
+                self.dealt_upto,
+                self.table,
+                self.last_trail,
+                self.pending,
+                self.taken,
+            ) == (o.dealt_upto, o.table, o.last_trail, o.pending, o.taken)
+            && plays == o.plays_done as usize
+            && self.play_cards[..plays] == o.play_cards[..plays]
+            && self.play_captures[..plays] == o.play_captures[..plays]
+            && (self.piles, self.bonus, self.last_capturer, self.scores)
+                == (o.piles, o.bonus, o.last_capturer, o.scores)
+            && self.past == o.past
+            && self.winner == o.winner
     }
 
     /// The deck positions of the cards the viewer has not seen.

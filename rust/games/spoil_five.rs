@@ -1163,39 +1163,37 @@ impl Game for SpoilFive {
     }
 
     /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left out).
-    fn sees_same(&self, o: &Self, seat: usize) -> Option<bool> {
+    fn sees_same(&self, o: &Self, seat: usize) -> bool {
         let n = self.n();
         let (phase, to_play) = self.visible_turn(Some(seat));
         let done = self.tricks_done as usize;
         let current = self.trick_len as usize;
         let bit = |set: u16| set >> seat & 1;
-        Some(
-            (phase, to_play) == o.visible_turn(Some(seat))
-                && (
-                    self.deal,
-                    self.dealer,
-                    self.trump,
-                    self.turn_up,
-                    self.turn_up_at,
-                ) == (o.deal, o.dealer, o.trump, o.turn_up, o.turn_up_at)
-                && self.robber == o.robber
-                && self.hands[seat] == o.hands[seat]
-                && (0..n).all(|s| self.hands[s].count_ones() == o.hands[s].count_ones())
-                && self.put_out[seat] == o.put_out[seat]
-                && bit(self.declined) == bit(o.declined)
-                && done == o.tricks_done as usize
-                && self.trick_leaders[..done] == o.trick_leaders[..done]
-                && self.trick_winners[..done] == o.trick_winners[..done]
-                && (0..done).all(|t| self.trick_cards[t][..n] == o.trick_cards[t][..n])
-                && (matches!(phase, Phase::Jink | Phase::Over)
-                    || (self.leader == o.leader
-                        && self.trick[..current] == o.trick[..o.trick_len as usize]))
-                && self.tricks_won[..n] == o.tricks_won[..n]
-                && (self.jinker, self.pool) == (o.jinker, o.pool)
-                && self.balances[..n] == o.balances[..n]
-                && self.antes[..n] == o.antes[..n]
-                && self.past == o.past,
-        )
+        (phase, to_play) == o.visible_turn(Some(seat))
+            && (
+                self.deal,
+                self.dealer,
+                self.trump,
+                self.turn_up,
+                self.turn_up_at,
+            ) == (o.deal, o.dealer, o.trump, o.turn_up, o.turn_up_at)
+            && self.robber == o.robber
+            && self.hands[seat] == o.hands[seat]
+            && (0..n).all(|s| self.hands[s].count_ones() == o.hands[s].count_ones())
+            && self.put_out[seat] == o.put_out[seat]
+            && bit(self.declined) == bit(o.declined)
+            && done == o.tricks_done as usize
+            && self.trick_leaders[..done] == o.trick_leaders[..done]
+            && self.trick_winners[..done] == o.trick_winners[..done]
+            && (0..done).all(|t| self.trick_cards[t][..n] == o.trick_cards[t][..n])
+            && (matches!(phase, Phase::Jink | Phase::Over)
+                || (self.leader == o.leader
+                    && self.trick[..current] == o.trick[..o.trick_len as usize]))
+            && self.tricks_won[..n] == o.tricks_won[..n]
+            && (self.jinker, self.pool) == (o.jinker, o.pool)
+            && self.balances[..n] == o.balances[..n]
+            && self.antes[..n] == o.antes[..n]
+            && self.past == o.past
     }
 
     fn is_legal(&self, action: Action) -> bool {

@@ -1914,7 +1914,7 @@ impl Game for Cuajo {
 
     /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left
     /// out); during a marker decision hidden from `seat`, its table before the decision.
-    fn sees_same(&self, o: &Self, seat: usize) -> Option<bool> {
+    fn sees_same(&self, o: &Self, seat: usize) -> bool {
         // A state at a marker decision hidden from `seat` shows its table before it, which an
         // unmasked state (a re-deal that brings no such decision) may show as well.
         let (a, b) = (self.masked(Some(seat)), o.masked(Some(seat)));
@@ -1944,29 +1944,27 @@ impl Game for Cuajo {
         };
         let past_seen = |p: &PastHand| (p.dealer, p.winner, p.source, p.balances);
         let size = |c: &Self, s: usize| total(&c.concealed[s]) + 4 * c.secrets[s].len();
-        Some(
-            (
-                self.hand,
-                self.dealer,
-                self.seen_phase(Some(seat)),
-                self.sowee,
-            ) == (o.hand, o.dealer, o.seen_phase(Some(seat)), o.sowee)
-                && self.stock_size() == o.stock_size()
-                && self.discards == o.discards
-                && (0..SEATS).all(|s| !sees(s) || self.concealed[s] == o.concealed[s])
-                && (0..SEATS).all(secrets_alike)
-                && self.known == o.known
-                && (0..SEATS).all(|s| size(self, s) == size(o, s))
-                && (self.purro, self.marker, self.penalty) == (o.purro, o.marker, o.penalty)
-                && draw_seen(&self.last_draw) == draw_seen(&o.last_draw)
-                && (self.turn, self.balances, self.totals) == (o.turn, o.balances, o.totals)
-                && self.result == o.result
-                && self
-                    .past
-                    .iter()
-                    .map(past_seen)
-                    .eq(o.past.iter().map(past_seen)),
-        )
+        (
+            self.hand,
+            self.dealer,
+            self.seen_phase(Some(seat)),
+            self.sowee,
+        ) == (o.hand, o.dealer, o.seen_phase(Some(seat)), o.sowee)
+            && self.stock_size() == o.stock_size()
+            && self.discards == o.discards
+            && (0..SEATS).all(|s| !sees(s) || self.concealed[s] == o.concealed[s])
+            && (0..SEATS).all(secrets_alike)
+            && self.known == o.known
+            && (0..SEATS).all(|s| size(self, s) == size(o, s))
+            && (self.purro, self.marker, self.penalty) == (o.purro, o.marker, o.penalty)
+            && draw_seen(&self.last_draw) == draw_seen(&o.last_draw)
+            && (self.turn, self.balances, self.totals) == (o.turn, o.balances, o.totals)
+            && self.result == o.result
+            && self
+                .past
+                .iter()
+                .map(past_seen)
+                .eq(o.past.iter().map(past_seen))
     }
 
     /// Between hands: the balances so far (each hand's payments are final).
