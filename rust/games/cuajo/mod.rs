@@ -2277,11 +2277,9 @@ pub struct Unseen {
     /// then those seen with waits, whose constraints are the rarest, so that most rejections
     /// come early.
     order: Vec<usize>,
-    /// With no hidden secret, the needs of every proposal (grouped) and the hidden cards left
-    /// for the rest: worked out once.
-    fixed: Option<(Groups, Counts)>,
-    /// How the hidden secrets' kinds are drawn; `None` if no choice of them fits.
-    secret_law: Option<SecretLaw>,
+    /// How the hidden secrets' kinds are drawn, with the needs of every proposal; `None` if no
+    /// deal fits what the seats were seen to do.
+    law: Option<SecretLaw>,
 }
 
 /// Needed copies taken together: `(kind, by, copies)`.
@@ -2293,11 +2291,6 @@ type Groups = [Vec<Group>; SEATS];
 
 /// Per seat, its needs grouped, borrowed.
 type SeatGroups<'a> = [&'a [Group]; SEATS];
-
-/// [`group`] for every seat.
-fn groups(needs: &Needs) -> Groups {
-    std::array::from_fn(|q| group(&needs[q]))
-}
 
 /// The ways to place grouped needs: `None` if they do not fit.
 fn placements(groups: &[Group]) -> Option<f64> {
@@ -2340,7 +2333,8 @@ fn unit(rng: &mut Rng) -> f64 {
 /// its bound (the least copies of each kind, the most cards, the seats before can take); a
 /// draw takes one choice per seat by these weights and is kept with the ratio of `K(c)` to the
 /// product, at most 1. Only a choice touching a kind that an earlier seat's secret may take is
-/// ever refused, so nearly every draw is kept.
+/// ever refused, so nearly every draw is kept. With no hidden secret it is only the needs,
+/// worked out once.
 struct SecretLaw {
     seats: Vec<SeatSecrets>,
     /// The hidden cards the seats without hidden secrets need, and their needs grouped.
@@ -2508,7 +2502,8 @@ impl SecretLaw {
         for k in 0..KINDS {
             rest[k] = self.pool[k].checked_sub(before[k])?;
         }
-        (unit(rng) < ratio).then_some((chosen, groups, rest))
+        // A ratio of 1 (no hidden secret, or none sharing a kind) needs no draw.
+        (ratio >= 1.0 || unit(rng) < ratio).then_some((chosen, groups, rest))
     }
 }
 
@@ -2525,8 +2520,7 @@ impl Unseen {
             over: false,
             ready: None,
             order: Vec::new(),
-            fixed: None,
-            secret_law: None,
+            law: None,
         };
         let dealer = start.dealer as usize;
         for i in 0..SOWEE_POS {
@@ -2621,13 +2615,7 @@ impl Unseen {
         u.order = (0..SEATS).filter(|&q| q != seat).collect();
         u.order
             .sort_by_key(|&q| (Some(q) != first, !u.events[q].contains(&Event::Waits(true))));
-        if u.secrets.is_empty() {
-            u.fixed = u
-                .needs(start, seat, &[])
-                .map(|(n, rest)| (groups(&n), rest));
-        } else {
-            u.secret_law = SecretLaw::new(&u, start, seat);
-        }
+        u.law = SecretLaw::new(&u, start, seat);
         Some(u)
     }
 
@@ -2676,16 +2664,7 @@ impl Unseen {
             }
             return Some((deck, actions.to_vec(), None));
         }
-        let (chosen, groups, rest) = match (&self.fixed, &self.secret_law) {
-            (Some((groups, rest)), _) => (
-                Vec::new(),
-                std::array::from_fn(|q| groups[q].as_slice()),
-                *rest,
-            ),
-            (None, Some(law)) => law.draw(self.secrets.len(), rng)?,
-            // No deal fits what the seats were seen to do.
-            (None, None) => return None,
-        };
+        let (chosen, groups, rest) = self.law.as_ref()?.draw(self.secrets.len(), rng)?;
         let mut free: Vec<u8> = Vec::with_capacity(self.stock.len() + DECK / 2);
         for k in 0..KINDS as u8 {
             free.extend(std::iter::repeat_n(k, rest[k as usize] as usize));
