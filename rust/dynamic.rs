@@ -1239,37 +1239,28 @@ mod tests {
     #[test]
     fn cuajo_sees_same_at_hidden_marker_decisions() {
         let config = serde_json::json!({"purro_call": "optional", "purro_marker": "player_choice"});
-        let game = GameOf::<Cuajo>::from_json(config).unwrap();
         let (mut positions, mut unmasked_same) = (0, 0);
-        let mut legal = Vec::new();
-        for seed in 0..300 {
-            let mut t = Tracked::<Cuajo>::new(game.config.clone(), seed, Vec::new());
-            let mut rng = Rng::new(seed);
-            while !t.state.is_terminal() && positions < 12 {
-                let current = t.state.current_player().unwrap_or(0);
-                if t.state.view(Some(current))["phase"] == "marker" {
-                    positions += 1;
-                    let seat = (current + 1) % 4;
-                    let acts = &t.history[t.deal_start_at..];
-                    let known = Cuajo::known(&t.deal_start, acts, seat).unwrap();
-                    for _ in 0..40 {
-                        let Some((_, _, Some(s))) =
-                            Cuajo::resample_deal(&known, &t.deal_start, acts, seat, &mut rng)
-                        else {
-                            continue;
-                        };
-                        let views = s.view(Some(seat)) == t.state.view(Some(seat));
-                        assert_eq!(s.sees_same(&t.state, seat), views);
-                        assert_eq!(t.state.sees_same(&s, seat), views);
-                        unmasked_same += (views && s.view(None)["phase"] != "marker") as usize;
-                    }
+        each_decision::<Cuajo>(config, 300, |t, rng| {
+            let current = t.state.current_player().unwrap_or(0);
+            if positions < 12 && t.state.view(Some(current))["phase"] == "marker" {
+                positions += 1;
+                let seat = (current + 1) % 4;
+                let acts = &t.history[t.deal_start_at..];
+                let known = Cuajo::known(&t.deal_start, acts, seat).unwrap();
+                for _ in 0..40 {
+                    let Some((_, _, Some(s))) =
+                        Cuajo::resample_deal(&known, &t.deal_start, acts, seat, rng)
+                    else {
+                        continue;
+                    };
+                    let views = s.view(Some(seat)) == t.state.view(Some(seat));
+                    assert_eq!(s.sees_same(&t.state, seat), views);
+                    assert_eq!(t.state.sees_same(&s, seat), views);
+                    unmasked_same += (views && s.view(None)["phase"] != "marker") as usize;
                 }
-                legal.clear();
-                t.state.legal_actions(&mut legal);
-                t.apply(legal[rng.below(legal.len() as u64) as usize])
-                    .unwrap();
             }
-        }
+            positions < 12
+        });
         assert!(
             positions >= 12 && unmasked_same > 0,
             "{positions} {unmasked_same}"
@@ -1279,17 +1270,32 @@ mod tests {
     /// `Game::is_legal` (which a game may answer without listing) is membership in
     /// `legal_actions`, for every action at every decision of random games.
     fn check_is_legal<G: Game>(config: Value, games: u64) {
+        let mut legal = Vec::new();
+        each_decision::<G>(config, games, |t, _| {
+            legal.clear();
+            t.state.legal_actions(&mut legal);
+            for a in (0..G::Action::COUNT).filter_map(G::Action::from_index) {
+                assert_eq!(t.state.is_legal(a), legal.contains(&a), "{} {a:?}", G::NAME);
+            }
+            true
+        });
+    }
+
+    /// Plays `games` seeded games of `config` at random, showing `at` every decision before
+    /// its action (with the game's RNG); a game stops when `at` returns false.
+    fn each_decision<G: Game>(
+        config: Value,
+        games: u64,
+        mut at: impl FnMut(&Tracked<G>, &mut Rng) -> bool,
+    ) {
         let game = GameOf::<G>::from_json(config).unwrap();
         let mut legal = Vec::new();
         for seed in 0..games {
             let mut t = Tracked::<G>::new(game.config.clone(), seed, Vec::new());
             let mut rng = Rng::new(seed);
-            while !t.state.is_terminal() {
+            while !t.state.is_terminal() && at(&t, &mut rng) {
                 legal.clear();
                 t.state.legal_actions(&mut legal);
-                for a in (0..G::Action::COUNT).filter_map(G::Action::from_index) {
-                    assert_eq!(t.state.is_legal(a), legal.contains(&a), "{} {a:?}", G::NAME);
-                }
                 t.apply(legal[rng.below(legal.len() as u64) as usize])
                     .unwrap();
             }
