@@ -26,7 +26,7 @@ import functools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations, product
+from itertools import accumulate, combinations, product
 from typing import Any
 
 import numpy as np
@@ -1555,7 +1555,7 @@ class CuajoState(ReferenceState):
             drawn = len(sh.draws)
             marker = sh.marker[actor] if actor >= 0 else None
             purro, penalty = sh.purro[actor], sh.penalty[actor]
-            top, got, drawer = self._top_of(sh), sh.got, sh.current
+            top, got, drawer = state._top_discard(), sh.got, sh.current
             card = state._overriding_card()
             state.apply_action(a if card is None else card)
             for pos, q, face_up in sh.draws[drawn:]:
@@ -1568,7 +1568,7 @@ class CuajoState(ReferenceState):
                 phase == "marker" or (phase in ("drawer_option", "claim") and a == PASS)
             )
             secret = -1
-            if a == CLAIM and not chance and drawer != seat:
+            if a == CLAIM and drawer != seat:
                 assert got is not None
                 others[drawer].ops.append((_USE, got, 1))
             if actor not in (-1, seat):
@@ -1614,12 +1614,6 @@ class CuajoState(ReferenceState):
             stop_hidden=waiting and h.phase in _HIDDEN_PHASES,
             target=self._seen_by(seat),
         )
-
-    @staticmethod
-    def _top_of(h: _Hand) -> int | None:
-        if h.discards and h.discards[-1][2] is None:
-            return int(h.discards[-1][1])
-        return None
 
     def _secret_options(self, action: int, public_kind: bool, sowee: int) -> list[int]:
         """The secrets another seat's secret may be, as ``action - SECRET_BASE``: the true one
@@ -2530,7 +2524,7 @@ def _propose(state: CuajoState, plan: _Plan, sampler: SplitMix64) -> CuajoState 
     layouts = _layouts(state, plan)
     if not layouts:
         return None
-    total = sum(layout.weight for layout in layouts)
+    running = list(accumulate(layout.weight for layout in layouts))
     directs = _directs(state, plan, layouts)
     # the seats drawn directly come first, the others after them in their order
     order = [o for o in plan.others if o.seat in {d.seat for d in directs}]
@@ -2545,11 +2539,7 @@ def _propose(state: CuajoState, plan: _Plan, sampler: SplitMix64) -> CuajoState 
         work += 1
         layout = layouts[0]
         if len(layouts) > 1:
-            r = _below_big(sampler, total)
-            for layout in layouts:
-                r -= layout.weight
-                if r < 0:
-                    break
+            layout = layouts[bisect.bisect_right(running, _below_big(sampler, running[-1]))]
         needs_of = {o.seat: need for o, need in zip(plan.others, layout.needs)}
         deck = list(deck0)
         if directs:
