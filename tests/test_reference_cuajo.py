@@ -38,6 +38,7 @@ from tapete.reference.cuajo import (
     TAKE,
     WIN,
     CuajoState,
+    _blocks,
     _waits_of,
     arrangement,
     deal_seat,
@@ -1303,3 +1304,34 @@ def test_resample_during_hidden_claims() -> None:
         sample = state.resample_from_infostate(seat, 5)
         assert sample.view(seat) == state.view(seat)
         assert sample.information_state_string(seat) == state.information_state_string(seat)
+
+
+def test_block_waits_equal_one_partition_check_per_card():
+    """The resampler's block-by-block waits (one more card mends one block at most) are the
+    rules' waits, one ``partitionable`` per card: on hands one card from complete and on
+    others, with and without quads and the sowee triple."""
+    rng = random.Random(5)
+    positive = 0
+    for i in range(3000):
+        quad_ok, sowee = i % 2 == 0, rng.randrange(28)
+        triple = sowee if i % 4 < 2 else -1
+        pool = [0] * 28
+        while sum(pool) < 15:
+            t = rng.randrange(28)
+            if rng.random() < 0.7:
+                # a set of one rank or a run of one suit, as far as the copies allow
+                rank, suit = t % 7, t // 7
+                group = [7 * s + rank for s in range(4) if s != suit][:2] + [t]
+                if rank in (1, 4) and rng.random() < 0.5:
+                    group = [t, t + 1, t + 2]
+            else:
+                group = [t]
+            for k in group:
+                if sum(pool) < 15 and pool[k] < (3 if k == sowee else 4):
+                    pool[k] += 1
+        committed = [0] * 28
+        got = sorted(_blocks(quad_ok, triple)._waits(pool, committed, sowee))
+        want = _waits_of(pool, committed, sowee, quad_ok, triple, None)
+        assert got == want, (pool, quad_ok, triple, sowee)
+        positive += bool(want)
+    assert positive > 100, positive
