@@ -281,23 +281,44 @@ impl<G: Game> Tracked<G> {
 
     /// Rebuilds a state from [`Tracked::serialize`]'s text by replaying its history through
     /// the checked `apply`. The text is read into typed fields (card names borrowed, the config
-    /// kept as text and loaded once per thread for a run of states of one config).
+    /// kept as text and loaded once per thread for a run of states of one config): by hand when
+    /// it is exactly as `serialize` writes it, else (and for the error of a text refused) by
+    /// serde.
     pub fn deserialize(text: &str) -> Result<Self> {
+        if let Some(Ok(t)) = Fields::written::<G>(text).map(Self::rebuild) {
+            return Ok(t);
+        }
+        Self::deserialize_by_serde(text)
+    }
+
+    fn deserialize_by_serde(text: &str) -> Result<Self> {
         let bad = |what: &str| parse_err!("corrupt serialized {} state: {what}", G::NAME);
         // A struct would also be read from an array of positional values: only names count.
         if !text.trim_start().starts_with('{') {
             return Err(bad("it is not a JSON object of its fields"));
         }
         let saved: Saved<'_, G> = serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
+        Self::rebuild(Fields {
+            game: saved.game,
+            config: saved.config.get(),
+            seed: saved.seed,
+            decks: saved.decks.into_iter().map(|d| d.0).collect(),
+            rng: saved.rng,
+            history: saved.history,
+        })
+    }
+
+    fn rebuild(saved: Fields<'_>) -> Result<Self> {
+        let bad = |what: &str| parse_err!("corrupt serialized {} state: {what}", G::NAME);
         if saved.game != G::NAME {
             return Err(bad("it is not a state of this game"));
         }
         let game =
-            GameOf::<G>::from_text(saved.config.get()).map_err(|e| bad(&format!("config: {e}")))?;
+            GameOf::<G>::from_text(saved.config).map_err(|e| bad(&format!("config: {e}")))?;
         if saved.decks.is_empty() {
             return Err(bad("no deck"));
         }
-        let decks: Vec<Vec<u8>> = saved.decks.into_iter().map(|d| d.0).collect();
+        let decks = saved.decks;
         for deck in &decks {
             G::PACK.check_deck(deck).map_err(|e| bad(&e.to_string()))?;
         }
@@ -637,6 +658,143 @@ struct Saved<'a, G: Game> {
     decks: Vec<Deck<G>>,
     rng: u64,
     history: Vec<usize>,
+}
+
+/// The fields of a serialized state, read.
+struct Fields<'a> {
+    game: Cow<'a, str>,
+    config: &'a str,
+    seed: u64,
+    decks: Vec<Vec<u8>>,
+    rng: u64,
+    history: Vec<usize>,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of a text exactly as [`Tracked::serialize`] writes it, read by hand (serde
+    /// takes about half of a deserialize reading the decks' hundreds of card names one by one).
+    /// `None` for any other text, even a valid one: no space, no escape, plain numbers, the
+    /// fields in their order, every card a name of `G`'s pack. Serde reads such a text to the
+    /// same fields.
+    fn written<G: Game>(text: &'a str) -> Option<Self> {
+        let mut c = Scan(text, 0);
+        c.eat(b"{\"game\":")?;
+        let game = c.string()?;
+        c.eat(b",\"config\":")?;
+        let config = c.object()?;
+        c.eat(b",\"seed\":")?;
+        let seed = c.number()?;
+        c.eat(b",\"decks\":")?;
+        let size = G::PACK.size();
+        let decks = c.list(4, |c| {
+            c.list(size, |c| G::PACK.parse_name(c.string()?).ok())
+        })?;
+        c.eat(b",\"rng\":")?;
+        let rng = c.number()?;
+        c.eat(b",\"history\":")?;
+        // At least two bytes an action ("1,"): room for all of them at once.
+        let most = (text.len() - c.1) / 2;
+        let history = c.list(most, |c| c.number()?.try_into().ok())?;
+        c.eat(b"}")?;
+        (c.1 == text.len()).then_some(Fields {
+            game: Cow::Borrowed(game),
+            config: text.get(config)?,
+            seed,
+            decks,
+            rng,
+            history,
+        })
+    }
+}
+
+/// A text being read by [`Fields::written`], and how far.
+struct Scan<'a>(&'a str, usize);
+
+impl<'a> Scan<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.0.as_bytes().get(self.1).copied()
+    }
+
+    fn eat(&mut self, literal: &[u8]) -> Option<()> {
+        let rest = &self.0.as_bytes()[self.1..];
+        rest.starts_with(literal).then(|| self.1 += literal.len())
+    }
+
+    /// A string without escapes or control characters.
+    fn string(&mut self) -> Option<&'a str> {
+        self.eat(b"\"")?;
+        let (bytes, start) = (self.0.as_bytes(), self.1);
+        loop {
+            match *bytes.get(self.1)? {
+                b'"' => break,
+                b'\\' | 0..=0x1F => return None,
+                _ => self.1 += 1,
+            }
+        }
+        self.1 += 1;
+        // Cut at quotes: always at a character boundary.
+        self.0.get(start..self.1 - 1)
+    }
+
+    /// Digits of a u64 (no sign, fraction, exponent or leading zero).
+    fn number(&mut self) -> Option<u64> {
+        let start = self.1;
+        let mut n: u64 = 0;
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            self.1 += 1;
+        }
+        let digits = self.1 - start;
+        (digits == 1 || digits > 1 && self.0.as_bytes()[start] != b'0').then_some(n)
+    }
+
+    /// `[x,x,...]`, usually of up to `size` items.
+    fn list<T>(
+        &mut self,
+        size: usize,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        self.eat(b"[")?;
+        let mut out = Vec::with_capacity(size);
+        if self.eat(b"]").is_some() {
+            return Some(out);
+        }
+        loop {
+            out.push(item(self)?);
+            if self.eat(b"]").is_some() {
+                return Some(out);
+            }
+            self.eat(b",")?;
+        }
+    }
+
+    /// The byte range of an object whose strings have no escapes (its JSON is checked by
+    /// whoever reads it).
+    fn object(&mut self) -> Option<std::ops::Range<usize>> {
+        let start = self.1;
+        if self.peek()? != b'{' {
+            return None;
+        }
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.string()?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.1 += 1;
+                        return Some(start..self.1);
+                    }
+                }
+                _ => {}
+            }
+            self.1 += 1;
+        }
+    }
 }
 
 /// A deck, read straight into card ids of the game's pack (not yet checked to be a whole pack).
@@ -1352,6 +1510,7 @@ mod tests {
                         });
                         let text = t.serialize();
                         assert_eq!(text, fields.to_string());
+                        check_read_by_hand::<G>(&text, &mut rng);
                         let back = Tracked::<G>::deserialize(&text).unwrap();
                         assert!(back.eq_dyn(&t), "{text}");
                         assert_eq!(back.rewards(), t.rewards());
@@ -1364,6 +1523,44 @@ mod tests {
                     let id = legal[rng.below(legal.len() as u64) as usize];
                     DynState::apply(&mut t, id).unwrap();
                 }
+            }
+        }
+    }
+
+    /// `serialize`'s text is read by hand to serde's fields; and a text changed here and
+    /// there, in what it is read to or in its refusal, is read as serde reads it.
+    fn check_read_by_hand<G: Game>(text: &str, rng: &mut Rng) {
+        let hand = Fields::written::<G>(text).expect("read by hand");
+        let serde: Saved<'_, G> = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            (hand.game, hand.config, hand.seed, hand.rng, hand.history),
+            (
+                serde.game,
+                serde.config.get(),
+                serde.seed,
+                serde.rng,
+                serde.history
+            )
+        );
+        assert!(hand.decks.iter().eq(serde.decks.iter().map(|d| &d.0)));
+        let read = |t: &str| Tracked::<G>::deserialize(t).map(|s| s.serialize());
+        let by_serde = |t: &str| Tracked::<G>::deserialize_by_serde(t).map(|s| s.serialize());
+        let bytes = text.as_bytes();
+        for _ in 0..20 {
+            let at = rng.below(bytes.len() as u64) as usize;
+            let by = [b'"', b'\\', b'0', b'9', b',', b']', b' ', b'x', b'{', 0x1F];
+            let mut changed = bytes.to_vec();
+            changed[at] = by[rng.below(by.len() as u64) as usize];
+            if rng.below(4) == 0 {
+                changed.insert(at, b'1');
+            }
+            let Ok(changed) = String::from_utf8(changed) else {
+                continue;
+            };
+            match (read(&changed), by_serde(&changed)) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{changed}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{changed}"),
+                (a, b) => panic!("{changed}: by hand {a:?}, by serde {b:?}"),
             }
         }
     }
