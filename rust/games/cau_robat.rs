@@ -36,19 +36,20 @@ const fn fractions<const N: usize>(d: f64) -> [f32; N] {
     t
 }
 
-/// Per rank, a quarter for each card of `set` of that rank.
+/// Per rank, a quarter for each card of `set` of that rank: two ranks (a byte of `set`) at a
+/// time, from a table.
 fn quarters(set: u64, out: &mut [f32]) {
-    const QUARTERS: [f32; 16] = {
-        let mut t = [0.0; 16];
+    const PAIRS: [[f32; 2]; 256] = {
+        let mut t = [[0.0; 2]; 256];
         let mut x = 0;
-        while x < 16 {
-            t[x] = 0.25 * SUITS[x] as f32;
+        while x < 256 {
+            t[x] = [0.25 * SUITS[x & 0xF] as f32, 0.25 * SUITS[x >> 4] as f32];
             x += 1;
         }
         t
     };
-    for (r, o) in out.iter_mut().enumerate() {
-        *o = QUARTERS[nibble(set, r)];
+    for (i, o) in out[..RANKS].chunks_exact_mut(2).enumerate() {
+        o.copy_from_slice(&PAIRS[(set >> (8 * i)) as usize & 0xFF]);
     }
 }
 
@@ -1215,8 +1216,10 @@ impl Game for CauRobat {
         out[b + rel(self.dealer as usize)] = 1.0;
         out[b + 5] = PER_36[self.plays_done as usize];
         let b = block(6);
+        // `won / hands_to_win` to f32 (a unit test checks the product gives the quotient's bits).
+        let per_win = 1.0 / self.rules.hands_to_win as f64;
         for q in 0..n {
-            out[b + rel(q)] = (self.hands_won[q] as f64 / self.rules.hands_to_win as f64) as f32;
+            out[b + rel(q)] = (self.hands_won[q] as f64 * per_win) as f32;
         }
         out[b + 5] = (self.rules.hands_to_win as f64 / 100.0) as f32;
         let b = block(10);
@@ -1417,6 +1420,18 @@ mod tests {
         values.iter().fold(0, |m, v| {
             m | 1 << RANK_VALUES.iter().position(|x| x == v).unwrap()
         })
+    }
+
+    /// The observation's fraction of hands won, `(won as f64 * (1 / h)) as f32`, is the
+    /// quotient's `(won as f64 / h) as f32` for every `hands_to_win` and every count.
+    #[test]
+    fn won_fractions_are_quotients() {
+        for h in 1..=MAX_HANDS_TO_WIN {
+            let per = 1.0 / h as f64;
+            for won in 0..=h {
+                assert_eq!((won as f64 * per) as f32, (won as f64 / h as f64) as f32);
+            }
+        }
     }
 
     #[test]
