@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::any::Any;
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -20,6 +20,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// keeps the hidden cards as they are: a bound on the work at the rare positions where almost no
 /// proposal fits (docs/engine.md says where that is seen).
 const RESAMPLE_ATTEMPTS: usize = 1_000;
+/// Steps of the fallback walk from the true deal (when no proposal fits), and then between two
+/// worlds of one search.
+const WALK_STEPS: usize = 20_000;
+const WALK_STEPS_BETWEEN: usize = 20;
 
 /// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
 /// action history, the state when the current deal started and the returns before the last action.
@@ -445,11 +449,15 @@ impl<G: Game> Tracked<G> {
                 .resample_at_chance(seat, seed, true)
                 .unwrap_or_else(|| self.clone());
         }
-        self.resample_deal(seat, seed, None)
+        let seen = self.seen_by(seat);
+        self.fitting_deal(&seen, seed, None)
+            .or_else(|| self.walked(&seen, seed))
+            .and_then(|fit| self.with_deal(fit))
             .unwrap_or_else(|| self.kept(seed))
     }
 
-    /// The fallback of a failed resample: the hidden cards as they are, a new RNG.
+    /// The fallback when no proposal fits and the game names no hidden positions: the hidden
+    /// cards as they are, a new RNG.
     pub(crate) fn kept(&self, seed: u64) -> Self {
         let mut out = self.clone();
         out.decks.truncate(self.state.deal_index() + 1);
@@ -477,6 +485,7 @@ impl<G: Game> Tracked<G> {
             known: G::known(&self.deal_start, actions, seat),
             state: self.state.clone(),
             failed: Cell::new(false),
+            walk: RefCell::new(None),
             to_act: self.state.current_player() == Some(seat),
             legal,
         }
@@ -493,7 +502,81 @@ impl<G: Game> Tracked<G> {
             }
             seen.failed.set(true);
         }
-        self.kept(seed).state
+        // One walk for the whole search, on by a few steps per world after its start.
+        let mut walk = seen.walk.borrow_mut();
+        let state = match walk.as_mut() {
+            Some(w) => {
+                self.walk(seen, w, WALK_STEPS_BETWEEN);
+                Some(w.state.clone())
+            }
+            None => {
+                *walk = self.walk_from_truth(seen, seed);
+                walk.as_ref().map(|w| w.state.clone())
+            }
+        };
+        let mut state = state.unwrap_or_else(|| self.state.clone());
+        state.set_rng(Rng::new(seed));
+        state
+    }
+
+    /// A walk of [`WALK_STEPS`] from the true deal, or `None` if the game names no hidden
+    /// positions.
+    fn walk_from_truth(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
+        let positions = G::hidden_positions(seen.known.as_ref()?);
+        if positions.len() < 2 {
+            return None;
+        }
+        let mut walk = Walk {
+            positions,
+            deck: self.decks[self.state.deal_index()].clone(),
+            state: self.state.clone(),
+            rng: Rng::new(seed),
+        };
+        self.walk(seen, &mut walk, WALK_STEPS);
+        Some(walk)
+    }
+
+    /// The fallback when no proposal fits: the deal a walk from the true one reaches.
+    fn walked(&self, seen: &Seen<G>, seed: u64) -> Option<Fit<G>> {
+        let Walk {
+            deck,
+            mut state,
+            rng,
+            ..
+        } = self.walk_from_truth(seen, seed)?;
+        state.set_rng(rng);
+        Some(Fit {
+            deck,
+            actions: self.history[self.deal_start_at..].to_vec(),
+            state,
+        })
+    }
+
+    /// `steps` steps of a Metropolis walk over the deals `seen` cannot tell from the true one,
+    /// with its actions: a step swaps the cards at two positions the seat may not have seen
+    /// (each drawn uniformly: the proposal is symmetric) and is kept if the seat sees exactly
+    /// the same, as a proposal must. The uniform law over the deals the walk can reach is
+    /// its equilibrium; how near it gets from the true deal is measured (docs/engine.md,
+    /// "Determinisation"), not proven.
+    fn walk(&self, seen: &Seen<G>, walk: &mut Walk<G>, steps: usize) {
+        let start = &*self.deal_start;
+        let acts = &self.history[self.deal_start_at..];
+        let n = walk.positions.len() as u64;
+        for _ in 0..steps {
+            let i = walk.positions[walk.rng.below(n) as usize];
+            let j = walk.positions[walk.rng.below(n) as usize];
+            if walk.deck[i] == walk.deck[j] {
+                continue;
+            }
+            walk.deck.swap(i, j);
+            let mut s = start.clone();
+            s.redeal(&walk.deck);
+            if acts.iter().all(|&a| s.apply(a).is_ok()) && seen.fits(&s, None) {
+                walk.state = s;
+            } else {
+                walk.deck.swap(i, j);
+            }
+        }
     }
 
     /// The determinisation of the current deal: proposals until one fits (`then`: an action
@@ -504,11 +587,17 @@ impl<G: Game> Tracked<G> {
         seed: u64,
         then: Option<G::Action>,
     ) -> Option<Self> {
+        let fit = self.fitting_deal(&self.seen_by(seat), seed, then)?;
+        self.with_deal(fit)
+    }
+
+    /// This state with the current deal's cards and actions replaced by `fit`'s.
+    fn with_deal(&self, fit: Fit<G>) -> Option<Self> {
         let Fit {
             deck,
             actions,
             state,
-        } = self.fitting_deal(&self.seen_by(seat), seed, then)?;
+        } = fit;
         let mut start = (*self.deal_start).clone();
         start.redeal(&deck);
         let deal = self.state.deal_index();
@@ -589,7 +678,6 @@ impl<G: Game> Tracked<G> {
         let acts = &self.history[self.deal_start_at..];
         let known = seen.known.as_ref()?;
         let mut rng = Rng::new(seed);
-        let mut other = Vec::new();
         for _ in 0..RESAMPLE_ATTEMPTS {
             let Some((deck, new_acts, replayed)) =
                 G::resample_deal(known, start, acts, seat, &mut rng)
@@ -610,19 +698,7 @@ impl<G: Game> Tracked<G> {
                     s
                 }
             };
-            if (s.current_player() == Some(seat)) != seen.to_act
-                || then.is_some_and(|a| !s.is_legal(a))
-            {
-                continue;
-            }
-            if seen.to_act {
-                other.clear();
-                s.legal_actions(&mut other);
-                if other != seen.legal {
-                    continue;
-                }
-            }
-            if !seen.sees_same(&s) {
+            if !seen.fits(&s, then) {
                 continue;
             }
             s.set_rng(rng);
@@ -837,15 +913,40 @@ pub(crate) struct Seen<G: Game> {
     state: G,
     /// A determinisation of it found no fitting deal.
     failed: Cell<bool>,
+    /// The fallback walk of a search's determinisations, once they failed.
+    walk: RefCell<Option<Walk<G>>>,
     to_act: bool,
     legal: Vec<G::Action>,
 }
 
 impl<G: Game> Seen<G> {
-    /// Whether the seat sees in `other` what it saw ([`Game::sees_same`]).
-    fn sees_same(&self, other: &G) -> bool {
-        other.sees_same(&self.state, self.seat)
+    /// Whether the seat could not tell `state` (a re-deal) from what it saw: the same turn,
+    /// the same legal actions when it is to act (`then` legal too, if given), and the same
+    /// view ([`Game::sees_same`]).
+    fn fits(&self, state: &G, then: Option<G::Action>) -> bool {
+        if (state.current_player() == Some(self.seat)) != self.to_act
+            || then.is_some_and(|a| !state.is_legal(a))
+        {
+            return false;
+        }
+        if self.to_act {
+            let mut legal = Vec::with_capacity(self.legal.len());
+            state.legal_actions(&mut legal);
+            if legal != self.legal {
+                return false;
+            }
+        }
+        state.sees_same(&self.state, self.seat)
     }
+}
+
+/// Where a fallback walk ([`Tracked::walk`]) stands: the positions it swaps, its deal and the
+/// state the deal's actions lead to.
+struct Walk<G: Game> {
+    positions: Vec<usize>,
+    deck: Vec<u8>,
+    state: G,
+    rng: Rng,
 }
 
 /// A re-deal that fits: its deck, its actions and the state now.
@@ -1422,6 +1523,61 @@ mod tests {
         assert!(
             positions >= 12 && unmasked_same > 0,
             "{positions} {unmasked_same}"
+        );
+    }
+
+    /// The fallback walk's worlds stray from the true deal as far as exact ones do: at Cuajo
+    /// positions late in a hand where proposals still fit, the share of the other seats'
+    /// concealed cards left in their hands, over a walk's worlds (from the truth, then a few
+    /// steps apart, as a search takes them), is the share over exact worlds. A walk that moved
+    /// too little would leave more.
+    #[test]
+    fn cuajo_fallback_walk_strays_as_exact_worlds_do() {
+        let (mut positions, mut exact_sum, mut walk_sum) = (0, 0.0, 0.0);
+        let worlds = 150;
+        each_decision::<Cuajo>(serde_json::json!({}), 60, |t, rng| {
+            let at = t.history.len() - t.deal_start_at;
+            if positions == 8 || at < 90 || at % 15 != 0 {
+                return positions < 8;
+            }
+            let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
+            let seen = t.seen_by(seat);
+            let truth = &t.state.concealed;
+            let left = |s: &Cuajo| {
+                let others = (0..4).filter(|&q| q != seat);
+                let (left, all) = others.fold((0, 0), |(l, a), q| {
+                    let min = |(x, y): (&u8, &u8)| u32::from(*x.min(y));
+                    let sum = |h: &[u8]| h.iter().map(|&x| u32::from(x)).sum::<u32>();
+                    (
+                        l + s.concealed[q].iter().zip(&truth[q]).map(min).sum::<u32>(),
+                        a + sum(&truth[q]),
+                    )
+                });
+                f64::from(left) / f64::from(all)
+            };
+            let exact: Vec<f64> = (0..worlds)
+                .map_while(|_| Some(left(&t.fitting_deal(&seen, rng.next_u64(), None)?.state)))
+                .collect();
+            if exact.len() < worlds {
+                return true;
+            }
+            let mut walk = t.walk_from_truth(&seen, rng.next_u64()).unwrap();
+            let mut walked = 0.0;
+            for _ in 0..worlds {
+                t.walk(&seen, &mut walk, WALK_STEPS_BETWEEN);
+                assert!(seen.fits(&walk.state, None));
+                walked += left(&walk.state);
+            }
+            positions += 1;
+            exact_sum += exact.iter().sum::<f64>() / worlds as f64;
+            walk_sum += walked / worlds as f64;
+            true
+        });
+        let (exact, walk) = (exact_sum / positions as f64, walk_sum / positions as f64);
+        assert!(positions == 8, "{positions} positions");
+        assert!(
+            (walk - exact).abs() < 0.03,
+            "left: walk {walk:.3}, exact {exact:.3}"
         );
     }
 

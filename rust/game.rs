@@ -104,6 +104,13 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         rng: &mut Rng,
     ) -> Option<Redeal<Self>>;
 
+    /// The deck positions of that deal whose cards `seat` may not have seen, for the fallback
+    /// of a determinisation in which no proposal fits (a walk swapping their cards). Empty, the
+    /// default: the fallback keeps the hidden cards.
+    fn hidden_positions(_known: &Self::Known) -> Vec<usize> {
+        Vec::new()
+    }
+
     /// Whether `seat` sees the same in `self` and in `other` (a state of the same game and
     /// config): exactly `view(Some(seat)) == other.view(Some(seat))`, told without building the
     /// views. Determinisation asks it of every proposal, so it is on the search bots' hot path.

@@ -14,6 +14,7 @@ import json
 import math
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from cuajo_bot import choose
@@ -541,3 +542,32 @@ def test_cuajo_two_hidden_secrets_follow_the_exact_law(impl):
     chi2, df = chi_square(law, counts, n)
     print(f"cuajo two hidden secrets: chi2 {chi2:.1f}, df {df}; {dict(counts)}; {law}")
     assert chi2 < chi2_bound(df), (chi2, df, counts, law)
+
+
+# --------------------------------------------------------------------------------------------
+# Cuajo: where no proposal fits, the engine walks away from the true deal instead of keeping it.
+
+
+def test_cuajo_fallback_walks_away_from_the_true_deal():
+    """A position (155 random actions into seed 5's first hand) where no re-deal proposal fits
+    in the engine's budget: the world is reached by swapping unseen cards from the true deal
+    (docs/engine.md, "Determinisation"). It must be one the seat cannot tell apart, differ from
+    the truth in the other seats' concealed cards and in the stock's order, and be the same for
+    the same seed. (The engine once kept every hidden card there: a search saw the other hands
+    and its future draws; the reference still does.)"""
+    import tapete
+
+    game = tapete.load_game("cuajo")
+    with open(Path(__file__).parent / "data" / "cuajo_fallback_position.json") as f:
+        state = game.deserialize_state(f.read())
+    seat = 0
+    truth = json.loads(state.serialize())["decks"][-1]
+    hidden_cards = state.view()["concealed"]
+    worlds = [state.resample_from_infostate(seat, s) for s in range(2)]
+    for world in worlds:
+        assert seen_by(world, seat) == seen_by(state, seat)
+        assert json.loads(world.serialize())["decks"][-1] != truth
+        for q in (1, 2, 3):
+            assert Counter(world.view()["concealed"][q]) != Counter(hidden_cards[q])
+    assert worlds[0].serialize() != worlds[1].serialize()
+    assert state.resample_from_infostate(seat, 1) == worlds[1]

@@ -472,7 +472,7 @@ pub struct Cuajo {
     sowee: u8,
     /// Deck position of the stock's top card.
     stock_at: u8,
-    concealed: [Counts; SEATS],
+    pub(crate) concealed: [Counts; SEATS],
     /// Cards in secrets: four of a normal secret, the three sowee copies.
     committed: [Counts; SEATS],
     extra: [Option<u8>; SEATS],
@@ -2030,6 +2030,12 @@ impl Game for Cuajo {
 
     fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Unseen> {
         Unseen::of(start, actions, seat)
+    }
+
+    /// The positions other seats received unseen and those still in the stock.
+    fn hidden_positions(known: &Unseen) -> Vec<usize> {
+        let slots = known.slots.iter().flatten();
+        slots.chain(&known.stock).map(|&p| p as usize).collect()
     }
 
     fn resample_deal(
