@@ -424,6 +424,16 @@ impl CauRobat {
 
     /// The run through rank `r` for `capturer`: the items below, then above, nearest first.
     fn collect_run(&self, r: usize, capturer: usize) -> [Items; 2] {
+        // Per rank, the other piles topped by it: bit k for the k-th seat from the capturer's
+        // right (`piles_topped`, worked out once for the whole run).
+        let n = self.n();
+        let mut topped = [0u8; RANKS];
+        for k in 1..n {
+            if let Some(c) = self.piles[wrap(capturer + k, n)].top() {
+                topped[rank_of(c)] |= 1 << k;
+            }
+        }
+        let own_top = self.piles[capturer].top().map(rank_of);
         let mut visited = 1u16 << r;
         let mut parts = [Items::default(); 2];
         for (up, wanted) in [(false, self.rules.down), (true, self.rules.up)] {
@@ -434,24 +444,22 @@ impl CauRobat {
             let mut x = step(r, up);
             while visited & (1 << x) == 0 {
                 let table = self.table_card(x);
-                let mut piles = self.piles_topped(x, capturer).peekable();
-                if self.rules.stop_on_conflict && table.is_some() && piles.peek().is_some() {
+                let mut piles = topped[x];
+                if self.rules.stop_on_conflict && table.is_some() && piles != 0 {
                     break;
                 }
                 if let Some(t) = table {
                     items.push(Item::Table(t));
-                } else if piles.peek().is_some() {
-                    let take = if self.rules.first_pile_only {
-                        1
-                    } else {
-                        MAX_PLAYERS
-                    };
-                    piles
-                        .take(take)
-                        .for_each(|q| items.push(Item::Pile(q as u8)));
-                } else if !(self.rules.own_pile_links
-                    && self.piles[capturer].top().is_some_and(|c| rank_of(c) == x))
-                {
+                } else if piles != 0 {
+                    if self.rules.first_pile_only {
+                        piles &= piles.wrapping_neg();
+                    }
+                    while piles != 0 {
+                        let q = wrap(capturer + piles.trailing_zeros() as usize, n);
+                        items.push(Item::Pile(q as u8));
+                        piles &= piles - 1;
+                    }
+                } else if !(self.rules.own_pile_links && own_top == Some(x)) {
                     break;
                 }
                 visited |= 1 << x;
@@ -1016,12 +1024,15 @@ impl Game for CauRobat {
         if self.over {
             return;
         }
+        // The lowest bit of a rank's nibble set if any card of it is held: one bit per rank
+        // held, walked without a branch per rank.
         let hand = self.hands[self.to_play as usize];
-        out.extend(
-            (0..RANKS)
-                .filter(|&r| hand & rank_cards(r) != 0)
-                .map(|r| Action(r as u8)),
-        );
+        let mut held = (hand | hand >> 1 | hand >> 2 | hand >> 3) & 0x11_1111_1111;
+        out.reserve(RANKS);
+        while held != 0 {
+            out.push(Action((held.trailing_zeros() / 4) as u8));
+            held &= held - 1;
+        }
     }
 
     fn is_legal(&self, action: Action) -> bool {
