@@ -520,15 +520,17 @@ impl<G: Game> Tracked<G> {
     }
 
     /// A walk of [`WALK_STEPS`] from the true deal, or `None` if the game names no hidden
-    /// positions.
+    /// positions (or the state is of the explicit mode, whose deck is in its chance moves).
     fn walk_from_truth(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
-        let positions = G::hidden_positions(seen.known.as_ref()?);
-        if positions.len() < 2 {
+        let deck = self.decks.get(self.state.deal_index())?;
+        let mut positions = G::hidden_positions(seen.known.as_ref()?);
+        positions.retain(|&p| p < deck.len());
+        if positions.len() < 2 || self.chance.is_some() {
             return None;
         }
         let mut walk = Walk {
             positions,
-            deck: self.decks[self.state.deal_index()].clone(),
+            deck: deck.clone(),
             state: self.state.clone(),
             rng: Rng::new(seed),
         };
