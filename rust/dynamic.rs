@@ -261,7 +261,10 @@ impl<G: Game> Tracked<G> {
         for (i, deck) in self.decks.iter().enumerate() {
             out.push_str(if i == 0 { "[" } else { ",[" });
             for (j, &c) in deck.iter().enumerate() {
-                out.push_str(if j == 0 { "\"" } else { ",\"" });
+                if j > 0 {
+                    out.push(',');
+                }
+                out.push('"');
                 G::PACK.write_name(c, &mut out);
                 out.push('"');
             }
@@ -269,7 +272,10 @@ impl<G: Game> Tracked<G> {
         }
         let _ = write!(out, "],\"rng\":{},\"history\":[", self.state.rng().state);
         let mut put = |i: usize, id: usize| {
-            let _ = write!(out, "{}{id}", if i == 0 { "" } else { "," });
+            if i > 0 {
+                out.push(',');
+            }
+            push_decimal(&mut out, id);
         };
         match &self.chance {
             Some(x) => x.moves.iter().enumerate().for_each(|(i, m)| put(i, m.id())),
@@ -736,6 +742,22 @@ struct Saved<'a, G: Game> {
     decks: Vec<Deck<G>>,
     rng: u64,
     history: Vec<usize>,
+}
+
+/// Appends `n` in decimal, as `write!` would without its formatting machinery (a saved state
+/// holds hundreds of numbers).
+fn push_decimal(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits[at..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// The fields of a serialized state, read.
