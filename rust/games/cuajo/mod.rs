@@ -1588,11 +1588,14 @@ impl Game for Cuajo {
                 self.pass_turn();
             }
         }
-        if let (Some(before), Phase::Marker) = (before, self.phase) {
-            self.hidden_marker = Some(Box::new(HiddenMarker {
-                before,
-                trigger: action,
-            }));
+        // Not matched as a pair: moving `before` into one copies the whole state every action.
+        if let Some(before) = before {
+            if self.phase == Phase::Marker {
+                self.hidden_marker = Some(Box::new(HiddenMarker {
+                    before,
+                    trigger: action,
+                }));
+            }
         }
     }
 
