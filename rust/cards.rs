@@ -46,7 +46,8 @@ impl NameTable {
             let mut slots = vec![(0, 0); 1 << Self::BITS];
             let fits = names.iter().all(|&(key, id)| {
                 let slot = &mut slots[Self::slot(multiplier, key)];
-                let free = slot.0 == 0;
+                // (A name given twice, never the case, would keep its last id.)
+                let free = slot.0 == 0 || slot.0 == key;
                 *slot = (key, id);
                 free
             });

@@ -16,9 +16,10 @@ use std::fmt::Debug;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// How many times `resample_from_infostate` asks the game for a proposal before it gives up and
-/// keeps the hidden cards as they are: a bound on the work at the rare positions where almost no
-/// proposal fits (docs/engine.md says where that is seen).
+/// How many times `resample_from_infostate` asks the game for a proposal before it falls back
+/// to a walk from the true deal ([`Tracked::walk`]; a game naming no hidden positions keeps its
+/// hidden cards): a bound on the work at the rare positions where almost no proposal fits
+/// (docs/engine.md says where that is seen).
 const RESAMPLE_ATTEMPTS: usize = 1_000;
 /// Steps of the fallback walk from the true deal (when no proposal fits), and then between two
 /// worlds of one search.
