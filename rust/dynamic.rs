@@ -449,7 +449,9 @@ impl<G: Game> Tracked<G> {
     /// The game proposes re-deals ([`Game::resample_deal`]), each deal consistent with what
     /// `seat` saw being proposed with the same probability; a proposal is kept only if `seat`
     /// sees exactly the same thing in it: the same view, and when `seat` is to act the same
-    /// turn and legal actions. So the deal kept is uniform over the consistent deals.
+    /// turn and legal actions. So the deal kept is uniform over the consistent deals. If none
+    /// is kept in [`RESAMPLE_ATTEMPTS`], the deal is the one a walk from the true deal reaches
+    /// ([`Tracked::walk`]): consistent too, but not proven uniform.
     pub fn resample(&self, seat: usize, seed: u64) -> Self {
         if self.is_chance_node() {
             return self
@@ -500,8 +502,8 @@ impl<G: Game> Tracked<G> {
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
     /// Once a search has found no fitting deal (a rare Cuajo position, docs/engine.md), its
-    /// next worlds keep the hidden cards at once: another million proposals would almost surely
-    /// fail again.
+    /// next worlds come from one walk from the true deal, a few steps apart: another million
+    /// proposals would almost surely fail again.
     pub(crate) fn resampled_state(&self, seen: &Seen<G>, seed: u64) -> G {
         if !seen.failed.get() {
             if let Some(fit) = self.fitting_deal(seen, seed, None) {
@@ -538,6 +540,7 @@ impl<G: Game> Tracked<G> {
         let mut walk = Walk {
             positions,
             deck: deck.clone(),
+            actions: self.history[self.deal_start_at..].to_vec(),
             state: self.state.clone(),
             rng: Rng::new(seed),
         };
@@ -549,6 +552,7 @@ impl<G: Game> Tracked<G> {
     fn walked(&self, seen: &Seen<G>, seed: u64) -> Option<Fit<G>> {
         let Walk {
             deck,
+            actions,
             mut state,
             rng,
             ..
@@ -556,18 +560,22 @@ impl<G: Game> Tracked<G> {
         state.set_rng(rng);
         Some(Fit {
             deck,
-            actions: self.history[self.deal_start_at..].to_vec(),
+            actions,
             state,
         })
     }
 
-    /// `steps` steps of a Metropolis walk over the deals `seen` cannot tell from the true one,
-    /// with its actions: a step swaps the cards at two positions the seat may not have seen
-    /// (each drawn uniformly: the proposal is symmetric) and is kept if the seat sees exactly
-    /// the same, as a proposal must. The uniform law over the deals the walk can reach is
-    /// its equilibrium; how near it gets from the true deal is measured (docs/engine.md,
+    /// `steps` steps of a Metropolis walk over the deals `seen` cannot tell from the true one:
+    /// a step swaps the cards at two positions the seat may not have seen (each drawn
+    /// uniformly: the proposal is symmetric) and is kept if the game's replay of the deal
+    /// ([`Game::replay_deal`]: the seat saw the same after every action) fits what the seat sees
+    /// now, as a proposal must. The uniform law over the deals the walk can reach is its
+    /// equilibrium; how near it gets from the true deal is measured (docs/engine.md,
     /// "Determinisation"), not proven.
     fn walk(&self, seen: &Seen<G>, walk: &mut Walk<G>, steps: usize) {
+        let Some(known) = seen.known.as_ref() else {
+            return;
+        };
         let start = &*self.deal_start;
         let acts = &self.history[self.deal_start_at..];
         let n = walk.positions.len() as u64;
@@ -578,12 +586,12 @@ impl<G: Game> Tracked<G> {
                 continue;
             }
             walk.deck.swap(i, j);
-            let mut s = start.clone();
-            s.redeal(&walk.deck);
-            if acts.iter().all(|&a| s.apply(a).is_ok()) && seen.fits(&s, None) {
-                walk.state = s;
-            } else {
-                walk.deck.swap(i, j);
+            match G::replay_deal(known, start, &walk.deck, acts, seen.seat) {
+                Some((actions, s)) if seen.fits(&s, None) => {
+                    walk.actions = actions;
+                    walk.state = s;
+                }
+                _ => walk.deck.swap(i, j),
             }
         }
     }
@@ -793,8 +801,8 @@ impl<'a> Fields<'a> {
         c.eat(b",\"rng\":")?;
         let rng = c.number()?;
         c.eat(b",\"history\":")?;
-        // At least two bytes an action ("1,"): room for all of them at once.
-        let most = (text.len() - c.1) / 2;
+        // At least two bytes an action ("1,"): room for all of them at once (within reason).
+        let most = ((text.len() - c.1) / 2).min(1 << 16);
         let history = c.list(most, |c| c.number()?.try_into().ok())?;
         c.eat(b"}")?;
         (c.1 == text.len()).then_some(Fields {
@@ -965,11 +973,12 @@ impl<G: Game> Seen<G> {
     }
 }
 
-/// Where a fallback walk ([`Tracked::walk`]) stands: the positions it swaps, its deal and the
-/// state the deal's actions lead to.
+/// Where a fallback walk ([`Tracked::walk`]) stands: the positions it swaps, its deal, the
+/// deal's actions and the state they lead to.
 struct Walk<G: Game> {
     positions: Vec<usize>,
     deck: Vec<u8>,
+    actions: Vec<G::Action>,
     state: G,
     rng: Rng,
 }
@@ -1551,6 +1560,30 @@ mod tests {
         );
     }
 
+    /// `seat` sees the same changes, action after action, in the current deal dealt from `deck`
+    /// and played with `actions` as in the true deal: what a determinisation must keep (a
+    /// decision hidden from the seat changes nothing it sees, and a world may hold more or
+    /// fewer of them).
+    fn assert_seen_alike<G: Game>(t: &Tracked<G>, deck: &[u8], actions: &[G::Action], seat: usize) {
+        let seen = |deck: Option<&[u8]>, actions: &[G::Action]| {
+            let mut s = (*t.deal_start).clone();
+            if let Some(d) = deck {
+                s.redeal(d);
+            }
+            let mut views = vec![s.view(Some(seat))];
+            for &a in actions {
+                s.apply(a).unwrap();
+                let v = s.view(Some(seat));
+                if views.last() != Some(&v) {
+                    views.push(v);
+                }
+            }
+            views
+        };
+        let truth = seen(None, &t.history[t.deal_start_at..]);
+        assert!(seen(Some(deck), actions) == truth, "{}", G::NAME);
+    }
+
     /// The fallback walk's worlds stray from the true deal as far as exact ones do: at Cuajo
     /// positions late in a hand where proposals still fit, the share of the other seats'
     /// concealed cards left in their hands, over a walk's worlds (from the truth, then a few
@@ -1588,9 +1621,12 @@ mod tests {
             }
             let mut walk = t.walk_from_truth(&seen, rng.next_u64()).unwrap();
             let mut walked = 0.0;
-            for _ in 0..worlds {
+            for w in 0..worlds {
                 t.walk(&seen, &mut walk, WALK_STEPS_BETWEEN);
                 assert!(seen.fits(&walk.state, None));
+                if w % 10 == 0 {
+                    assert_seen_alike(t, &walk.deck, &walk.actions, seat);
+                }
                 walked += left(&walk.state);
             }
             positions += 1;

@@ -111,6 +111,25 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         Vec::new()
     }
 
+    /// That deal replayed with `deck` in place of its cards, for a step of the walk: the
+    /// actions (the hidden ones redone as the new cards need) and the state, if every action is
+    /// legal and `seat` saw after each what it saw in the true deal (what the game's proposals
+    /// check); `None` otherwise. The default replays the true actions, checked.
+    fn replay_deal(
+        _known: &Self::Known,
+        start: &Self,
+        deck: &[u8],
+        actions: &[Self::Action],
+        _seat: usize,
+    ) -> Option<(Vec<Self::Action>, Self)> {
+        let mut s = start.clone();
+        s.redeal(deck);
+        actions
+            .iter()
+            .all(|&a| s.apply(a).is_ok())
+            .then(|| (actions.to_vec(), s))
+    }
+
     /// Whether `seat` sees the same in `self` and in `other` (a state of the same game and
     /// config): exactly `view(Some(seat)) == other.view(Some(seat))`, told without building the
     /// views. Determinisation asks it of every proposal, so it is on the search bots' hot path.

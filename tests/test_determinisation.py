@@ -548,26 +548,44 @@ def test_cuajo_two_hidden_secrets_follow_the_exact_law(impl):
 # Cuajo: where no proposal fits, the engine walks away from the true deal instead of keeping it.
 
 
+def views_along(game, state, seat):
+    """What ``seat`` saw change, action after action, in a state of its match's first deal (a
+    decision hidden from it changes nothing it sees; a world may hold more or fewer of them)."""
+    data = json.loads(state.serialize())
+    assert len(data["decks"]) == 1
+    replayed = game.new_initial_state(data["seed"], deck=data["decks"][0])
+    views = [replayed.view(seat)]
+    for a in data["history"]:
+        replayed.apply_action(a)
+        if replayed.view(seat) != views[-1]:
+            views.append(replayed.view(seat))
+    return views
+
+
 def test_cuajo_fallback_walks_away_from_the_true_deal():
     """A position (155 random actions into seed 5's first hand) where no re-deal proposal fits
     in the engine's budget: the world is reached by swapping unseen cards from the true deal
-    (docs/engine.md, "Determinisation"). It must be one the seat cannot tell apart, differ from
-    the truth in the other seats' concealed cards and in the stock's order, and be the same for
-    the same seed. (The engine once kept every hidden card there: a search saw the other hands
-    and its future draws; the reference still does.)"""
+    (docs/engine.md, "Determinisation"). The seat must have seen the same after every action
+    (the final view alone does not show a purro called and lost, or a marker since moved: a
+    first version of the walk checked only that and got most worlds here wrong), the world must
+    differ from the truth in the other seats' concealed cards, and be the same for the same
+    seed. (The engine once kept every hidden card there: a search saw the other hands and its
+    future draws; the reference still does.)"""
     import tapete
 
     game = tapete.load_game("cuajo")
     with open(Path(__file__).parent / "data" / "cuajo_fallback_position.json") as f:
         state = game.deserialize_state(f.read())
-    seat = 0
     truth = json.loads(state.serialize())["decks"][-1]
     hidden_cards = state.view()["concealed"]
-    worlds = [state.resample_from_infostate(seat, s) for s in range(2)]
-    for world in worlds:
-        assert seen_by(world, seat) == seen_by(state, seat)
-        assert json.loads(world.serialize())["decks"][-1] != truth
-        for q in (1, 2, 3):
-            assert Counter(world.view()["concealed"][q]) != Counter(hidden_cards[q])
-    assert worlds[0].serialize() != worlds[1].serialize()
-    assert state.resample_from_infostate(seat, 1) == worlds[1]
+    for seat, seeds in ((0, 6), (3, 2)):
+        seen = views_along(game, state, seat)
+        worlds = [state.resample_from_infostate(seat, s) for s in range(seeds)]
+        for world in worlds:
+            assert seen_by(world, seat) == seen_by(state, seat)
+            assert views_along(game, world, seat) == seen
+            assert json.loads(world.serialize())["decks"][-1] != truth
+            for q in {0, 1, 2, 3} - {seat}:
+                assert Counter(world.view()["concealed"][q]) != Counter(hidden_cards[q])
+        assert worlds[0].serialize() != worlds[1].serialize()
+        assert state.resample_from_infostate(seat, 1) == worlds[1]

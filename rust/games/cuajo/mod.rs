@@ -2041,6 +2041,20 @@ impl Game for Cuajo {
         slots.chain(&known.stock).map(|&p| p as usize).collect()
     }
 
+    /// The public status after every action must be what `seat` saw, as for a proposal: the
+    /// final view alone does not show a purro called and lost, or a marker since moved.
+    fn replay_deal(
+        known: &Unseen,
+        start: &Self,
+        deck: &[u8],
+        actions: &[Action],
+        seat: usize,
+    ) -> Option<(Vec<Action>, Self)> {
+        let (state, acts, trace) =
+            Cuajo::replay_hidden(start, deck, actions, actions, seat, &known.truth)?;
+        (trace == known.trace).then_some((acts, state))
+    }
+
     fn resample_deal(
         known: &Unseen,
         start: &Self,
