@@ -496,6 +496,7 @@ impl<G: Game> Tracked<G> {
             failed: Cell::new(false),
             walk: RefCell::new(None),
             to_act: self.state.current_player() == Some(seat),
+            scratch: RefCell::new(Vec::with_capacity(legal.len())),
             legal,
         }
     }
@@ -950,6 +951,8 @@ pub(crate) struct Seen<G: Game> {
     walk: RefCell<Option<Walk<G>>>,
     to_act: bool,
     legal: Vec<G::Action>,
+    /// For [`Seen::fits`]' lists of legal actions.
+    scratch: RefCell<Vec<G::Action>>,
 }
 
 impl<G: Game> Seen<G> {
@@ -963,9 +966,11 @@ impl<G: Game> Seen<G> {
             return false;
         }
         if self.to_act {
-            let mut legal = Vec::with_capacity(self.legal.len());
+            // A buffer kept across calls: this runs for most proposals of a search.
+            let mut legal = self.scratch.borrow_mut();
+            legal.clear();
             state.legal_actions(&mut legal);
-            if legal != self.legal {
+            if *legal != self.legal {
                 return false;
             }
         }

@@ -414,18 +414,9 @@ impl CauRobat {
         (t != 0).then(|| t.trailing_zeros() as u8)
     }
 
-    /// Other players' piles with a top card of rank `r`, in seat order from the capturer's right.
-    fn piles_topped(&self, r: usize, capturer: usize) -> impl Iterator<Item = usize> + '_ {
-        let n = self.n();
-        (1..n)
-            .map(move |k| wrap(capturer + k, n))
-            .filter(move |&q| self.piles[q].top().is_some_and(|c| rank_of(c) == r))
-    }
-
-    /// The run through rank `r` for `capturer`: the items below, then above, nearest first.
-    fn collect_run(&self, r: usize, capturer: usize) -> [Items; 2] {
-        // Per rank, the other piles topped by it: bit k for the k-th seat from the capturer's
-        // right (`piles_topped`, worked out once for the whole run).
+    /// Per rank, the other players' piles topped by it: bit `k` for the `k`-th seat from
+    /// `capturer`'s right.
+    fn topped(&self, capturer: usize) -> [u8; RANKS] {
         let n = self.n();
         let mut topped = [0u8; RANKS];
         for k in 1..n {
@@ -433,6 +424,26 @@ impl CauRobat {
                 topped[rank_of(c)] |= 1 << k;
             }
         }
+        topped
+    }
+
+    /// Pushes the piles of `piles` (a [`CauRobat::topped`] entry) onto `items`, in seat order
+    /// from `capturer`'s right: only the first with `first_pile_only`.
+    fn push_piles(&self, mut piles: u8, capturer: usize, items: &mut Items) {
+        if self.rules.first_pile_only {
+            piles &= piles.wrapping_neg();
+        }
+        while piles != 0 {
+            let q = wrap(capturer + piles.trailing_zeros() as usize, self.n());
+            items.push(Item::Pile(q as u8));
+            piles &= piles - 1;
+        }
+    }
+
+    /// The run through rank `r` for `capturer`: the items below, then above, nearest first.
+    fn collect_run(&self, r: usize, capturer: usize) -> [Items; 2] {
+        // Worked out once for the whole run, not at every rank.
+        let topped = self.topped(capturer);
         let own_top = self.piles[capturer].top().map(rank_of);
         let mut visited = 1u16 << r;
         let mut parts = [Items::default(); 2];
@@ -444,21 +455,14 @@ impl CauRobat {
             let mut x = step(r, up);
             while visited & (1 << x) == 0 {
                 let table = self.table_card(x);
-                let mut piles = topped[x];
+                let piles = topped[x];
                 if self.rules.stop_on_conflict && table.is_some() && piles != 0 {
                     break;
                 }
                 if let Some(t) = table {
                     items.push(Item::Table(t));
                 } else if piles != 0 {
-                    if self.rules.first_pile_only {
-                        piles &= piles.wrapping_neg();
-                    }
-                    while piles != 0 {
-                        let q = wrap(capturer + piles.trailing_zeros() as usize, n);
-                        items.push(Item::Pile(q as u8));
-                        piles &= piles - 1;
-                    }
+                    self.push_piles(piles, capturer, items);
                 } else if !(self.rules.own_pile_links && own_top == Some(x)) {
                     break;
                 }
@@ -531,10 +535,7 @@ impl CauRobat {
         }
         let capturer = self.chain_seats[len - 1] as usize;
         let r = rank_of(self.chain_cards[0]);
-        let matched: Vec<Item> = self.chain_cards[..len]
-            .iter()
-            .map(|&c| Item::Table(c))
-            .collect();
+        let matched = self.chain_cards.map(Item::Table);
         self.chain_len = 0;
         self.execute_capture(r, capturer, &matched[..len]);
         let everyone = (1u8 << self.n()) - 1;
@@ -561,26 +562,19 @@ impl CauRobat {
             }
         } else {
             self.settle_chain();
-            let direct: Vec<usize> = if self.rules.direct_pile_match && self.table_card(r).is_none()
-            {
-                let piles: Vec<usize> = self.piles_topped(r, seat).collect();
-                let take = if self.rules.first_pile_only {
-                    piles.len().min(1)
-                } else {
-                    piles.len()
-                };
-                piles[..take].to_vec()
-            } else {
-                Vec::new()
+            // Piles topped by the rank, matched directly when the table has none of it.
+            let direct = match self.rules.direct_pile_match && self.table_card(r).is_none() {
+                true => self.topped(seat)[r],
+                false => 0,
             };
             match self.table_card(r) {
-                None if !direct.is_empty() => {
+                None if direct != 0 => {
                     // The piles stand for the table card; the played card joins the table first.
-                    let mut matched: Vec<Item> =
-                        direct.iter().map(|&q| Item::Pile(q as u8)).collect();
+                    let mut matched = Items::default();
+                    self.push_piles(direct, seat, &mut matched);
                     self.table |= bit(card);
                     matched.push(Item::Table(card));
-                    self.execute_capture(r, seat, &matched);
+                    self.execute_capture(r, seat, matched.as_slice());
                     self.net_check(seat);
                 }
                 None => {
