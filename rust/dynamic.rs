@@ -21,6 +21,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// hidden cards): a bound on the work at the rare positions where almost no proposal fits
 /// (docs/engine.md says where that is seen).
 const RESAMPLE_ATTEMPTS: usize = 1_000;
+/// The same bound for each world of a search that can walk instead ([`Tracked::resampled_state`]):
+/// a world that takes more proposals than this is rare enough that the walk serves better than
+/// paying them again at every iteration.
+const SEARCH_ATTEMPTS: usize = 10;
 /// Steps of the fallback walk from the true deal (when no proposal fits), and then between two
 /// worlds of one search.
 const WALK_STEPS: usize = 20_000;
@@ -459,7 +463,7 @@ impl<G: Game> Tracked<G> {
                 .unwrap_or_else(|| self.clone());
         }
         let seen = self.seen_by(seat);
-        self.fitting_deal(&seen, seed, None)
+        self.fitting_deal(&seen, seed, None, RESAMPLE_ATTEMPTS)
             .or_else(|| self.walked(&seen, seed))
             .and_then(|fit| self.with_deal(fit))
             .unwrap_or_else(|| self.kept(seed))
@@ -489,9 +493,19 @@ impl<G: Game> Tracked<G> {
         let mut legal = Vec::new();
         self.state.legal_actions(&mut legal);
         let actions = &self.history[self.deal_start_at..];
+        let known = G::known(&self.deal_start, actions, seat);
+        let walks = self.chance.is_none()
+            && known
+                .as_ref()
+                .is_some_and(|k| G::hidden_positions(k).len() >= 2);
         Seen {
             seat,
-            known: G::known(&self.deal_start, actions, seat),
+            known,
+            attempts: if walks {
+                SEARCH_ATTEMPTS
+            } else {
+                RESAMPLE_ATTEMPTS
+            },
             state: self.state.clone(),
             failed: Cell::new(false),
             walk: RefCell::new(None),
@@ -502,12 +516,12 @@ impl<G: Game> Tracked<G> {
     }
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
-    /// Once a search has found no fitting deal (a rare Cuajo position, docs/engine.md), its
-    /// next worlds come from one walk from the true deal, a few steps apart: another million
-    /// proposals would almost surely fail again.
+    /// Once a search has found no fitting deal in [`SEARCH_ATTEMPTS`] rounds (a Cuajo position
+    /// late in a hand, docs/engine.md), its next worlds come from one walk from the true deal,
+    /// a few steps apart, instead of paying as many proposals again at every iteration.
     pub(crate) fn resampled_state(&self, seen: &Seen<G>, seed: u64) -> G {
         if !seen.failed.get() {
-            if let Some(fit) = self.fitting_deal(seen, seed, None) {
+            if let Some(fit) = self.fitting_deal(seen, seed, None, seen.attempts) {
                 return fit.state;
             }
             seen.failed.set(true);
@@ -605,7 +619,7 @@ impl<G: Game> Tracked<G> {
         seed: u64,
         then: Option<G::Action>,
     ) -> Option<Self> {
-        let fit = self.fitting_deal(&self.seen_by(seat), seed, then)?;
+        let fit = self.fitting_deal(&self.seen_by(seat), seed, then, RESAMPLE_ATTEMPTS)?;
         self.with_deal(fit)
     }
 
@@ -689,14 +703,20 @@ impl<G: Game> Tracked<G> {
         Some(t)
     }
 
-    /// Proposals of the game until one fits what `seen` saw, in at most `RESAMPLE_ATTEMPTS`.
-    fn fitting_deal(&self, seen: &Seen<G>, seed: u64, then: Option<G::Action>) -> Option<Fit<G>> {
+    /// Proposals of the game until one fits what `seen` saw, in at most `attempts`.
+    fn fitting_deal(
+        &self,
+        seen: &Seen<G>,
+        seed: u64,
+        then: Option<G::Action>,
+        attempts: usize,
+    ) -> Option<Fit<G>> {
         let seat = seen.seat;
         let start = self.deal_start.as_ref();
         let acts = &self.history[self.deal_start_at..];
         let known = seen.known.as_ref()?;
         let mut rng = Rng::new(seed);
-        for _ in 0..RESAMPLE_ATTEMPTS {
+        for _ in 0..attempts {
             let Some((deck, new_acts, replayed)) =
                 G::resample_deal(known, start, acts, seat, &mut rng)
             else {
@@ -944,6 +964,8 @@ pub(crate) struct Seen<G: Game> {
     seat: usize,
     /// What the seat knows of the current deal, for the game's proposals.
     known: Option<G::Known>,
+    /// Proposal rounds a search pays for one world before it walks (fewer when it can walk).
+    attempts: usize,
     state: G,
     /// A determinisation of it found no fitting deal.
     failed: Cell<bool>,
@@ -1619,7 +1641,10 @@ mod tests {
                 f64::from(left) / f64::from(all)
             };
             let exact: Vec<f64> = (0..worlds)
-                .map_while(|_| Some(left(&t.fitting_deal(&seen, rng.next_u64(), None)?.state)))
+                .map_while(|_| {
+                    let fit = t.fitting_deal(&seen, rng.next_u64(), None, RESAMPLE_ATTEMPTS)?;
+                    Some(left(&fit.state))
+                })
                 .collect();
             if exact.len() < worlds {
                 return true;

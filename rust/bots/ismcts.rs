@@ -92,23 +92,34 @@ pub fn choose<G: Game>(
             best
         }
         // The heuristic's own choice, unless the search found an action whose mean return
-        // beats it by more than two standard errors (then the best such): a few hundred
+        // beats it by more than the noise allows (then the best such): a few hundred
         // iterations cannot tell apart actions a point apart in a game whose returns spread
         // over tens of points, and picking among them by visits plays worse than the heuristic.
         Rollout::Heuristic => {
             let anchor = root.state().heuristic_action(legal, rng);
             let h = stats[anchor.index()];
-            let mut best = anchor;
-            if h.visits < 2 {
-                return best;
+            // One return's variance, pooled over the root's actions: an action's own few
+            // returns, alike by chance, would make a spread of two look certain.
+            let all = legal.iter().fold(RootStats::default(), |mut all, a| {
+                let s = stats[a.index()];
+                all.visits += s.visits;
+                all.total += s.total;
+                all.total_sq += s.total_sq;
+                all
+            });
+            if h.visits < 2 || all.visits < 2 {
+                return anchor;
             }
+            let variance = all.mean_variance() * all.visits as f64;
+            // One-sided 2.5% for the best of the other actions (Bonferroni): with a dozen
+            // candidates a two-standard-error gap turns up by chance in one search of four.
+            let z = upper_normal_quantile(0.025 / (legal.len() - 1) as f64);
+            let mut best = anchor;
             let mut best_mean = h.mean();
             for &a in legal {
                 let s = stats[a.index()];
-                if s.visits >= 2
-                    && s.mean() > best_mean
-                    && s.mean() - h.mean() > 2.0 * (s.mean_variance() + h.mean_variance()).sqrt()
-                {
+                let error = (variance * (1.0 / s.visits as f64 + 1.0 / h.visits as f64)).sqrt();
+                if s.visits >= 2 && s.mean() > best_mean && s.mean() - h.mean() > z * error {
                     best = a;
                     best_mean = s.mean();
                 }
@@ -116,6 +127,14 @@ pub fn choose<G: Game>(
             best
         }
     }
+}
+
+/// The `z` with `P(Z > z) = p` for a standard normal `Z` (0 < p ≤ 0.5; Abramowitz and Stegun
+/// 26.2.23, within 4.5e-4).
+fn upper_normal_quantile(p: f64) -> f64 {
+    let t = (-2.0 * p.ln()).sqrt();
+    t - (2.515517 + 0.802853 * t + 0.010328 * t * t)
+        / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t)
 }
 
 /// Grows one tree for `iterations` and gives the root's children with what it learnt of them.
@@ -323,6 +342,18 @@ mod tests {
             "{}: {stopped} playouts stopped at a deal",
             G::NAME
         );
+    }
+
+    #[test]
+    fn normal_quantiles() {
+        for (p, z) in [
+            (0.5, 0.0),
+            (0.025, 1.959964),
+            (0.0025, 2.807034),
+            (0.000_5, 3.290527),
+        ] {
+            assert!((upper_normal_quantile(p) - z).abs() < 5e-4, "{p}");
+        }
     }
 
     #[test]
