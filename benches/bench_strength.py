@@ -21,7 +21,7 @@ import numpy as np
 import tapete
 
 #: IS-MCTS iterations per decision, per game.
-ITERATIONS = {"spoil_five": 200, "cicera": 200, "cau_robat": 300, "cuajo": 50}
+ITERATIONS = {"spoil_five": 200, "cicera": 200, "cau_robat": 300, "cuajo": 1000}
 TEAMS = {"cicera", "cuajo"}
 #: Options other than the defaults: a whole Cicera match with heuristic rollouts in every
 #: decision takes minutes per deal, so Cicera is measured on single hands.

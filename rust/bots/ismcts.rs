@@ -32,6 +32,12 @@ struct RootStats {
 }
 
 impl RootStats {
+    fn add(&mut self, other: &RootStats) {
+        self.visits += other.visits;
+        self.total += other.total;
+        self.total_sq += other.total_sq;
+    }
+
     fn mean(&self) -> f64 {
         self.total / self.visits as f64
     }
@@ -73,11 +79,8 @@ pub fn choose<G: Game>(
     };
     let mut stats = vec![RootStats::default(); G::Action::COUNT];
     for tree in &trees {
-        for &(a, t) in tree {
-            let s = &mut stats[a.index()];
-            s.visits += t.visits;
-            s.total += t.total;
-            s.total_sq += t.total_sq;
+        for (a, t) in tree {
+            stats[a.index()].add(t);
         }
     }
     match params.rollout {
@@ -97,36 +100,37 @@ pub fn choose<G: Game>(
         // over tens of points, and picking among them by visits plays worse than the heuristic.
         Rollout::Heuristic => {
             let anchor = root.state().heuristic_action(legal, rng);
-            let h = stats[anchor.index()];
-            // One return's variance, pooled over the root's actions: an action's own few
-            // returns, alike by chance, would make a spread of two look certain.
-            let all = legal.iter().fold(RootStats::default(), |mut all, a| {
-                let s = stats[a.index()];
-                all.visits += s.visits;
-                all.total += s.total;
-                all.total_sq += s.total_sq;
-                all
-            });
-            if h.visits < 2 || all.visits < 2 {
-                return anchor;
-            }
-            let variance = all.mean_variance() * all.visits as f64;
-            // One-sided 2.5% for the best of the other actions (Bonferroni): with a dozen
-            // candidates a two-standard-error gap turns up by chance in one search of four.
-            let z = upper_normal_quantile(0.025 / (legal.len() - 1) as f64);
-            let mut best = anchor;
-            let mut best_mean = h.mean();
-            for &a in legal {
-                let s = stats[a.index()];
-                let error = (variance * (1.0 / s.visits as f64 + 1.0 / h.visits as f64)).sqrt();
-                if s.visits >= 2 && s.mean() > best_mean && s.mean() - h.mean() > z * error {
-                    best = a;
-                    best_mean = s.mean();
-                }
-            }
-            best
+            anchored(legal, &stats, anchor)
         }
     }
+}
+
+/// `anchor` (the heuristic's choice), or the best of the `legal` actions whose mean return in
+/// `stats` (indexed by action) beats it by more than the noise allows.
+fn anchored<A: Action>(legal: &[A], stats: &[RootStats], anchor: A) -> A {
+    let h = stats[anchor.index()];
+    // One return's variance, pooled over the root's actions: an action's own few returns,
+    // alike by chance, would make a gap of a point look certain.
+    let mut all = RootStats::default();
+    legal.iter().for_each(|a| all.add(&stats[a.index()]));
+    if h.visits < 2 || all.visits < 2 {
+        return anchor;
+    }
+    let variance = all.mean_variance() * all.visits as f64;
+    // One-sided 2.5% for the best of the other actions (Bonferroni): with a dozen candidates
+    // a two-standard-error gap turns up by chance in one search of four.
+    let z = upper_normal_quantile(0.025 / (legal.len() - 1) as f64);
+    let mut best = anchor;
+    let mut best_mean = h.mean();
+    for &a in legal {
+        let s = stats[a.index()];
+        let error = (variance * (1.0 / s.visits as f64 + 1.0 / h.visits as f64)).sqrt();
+        if s.visits >= 2 && s.mean() > best_mean && s.mean() - h.mean() > z * error {
+            best = a;
+            best_mean = s.mean();
+        }
+    }
+    best
 }
 
 /// The `z` with `P(Z > z) = p` for a standard normal `Z` (0 < p ≤ 0.5; Abramowitz and Stegun
@@ -342,6 +346,42 @@ mod tests {
             "{}: {stopped} playouts stopped at a deal",
             G::NAME
         );
+    }
+
+    /// The anchor is left only on evidence: not for an action tried twice with alike returns
+    /// (the old rule's mistake), nor for the best of many near gaps; but for a clear gap.
+    #[test]
+    fn the_heuristic_anchor_is_left_only_on_evidence() {
+        use spoil_five::Action as A;
+        let legal: Vec<A> = (0..15).map(|i| A::from_index(i).unwrap()).collect();
+        let stat = |returns: &[f64]| RootStats {
+            visits: returns.len() as u64,
+            total: returns.iter().sum(),
+            total_sq: returns.iter().map(|r| r * r).sum(),
+        };
+        let mut stats = vec![RootStats::default(); A::COUNT];
+        // The anchor (action 0) and 13 others: returns spread over +-10 around 0.
+        let spread: Vec<f64> = (0..40)
+            .map(|i| if i % 2 == 0 { 10.0 } else { -10.0 })
+            .collect();
+        for s in &mut stats[..14] {
+            *s = stat(&spread);
+        }
+        // Tried twice, both +9: a large mean with no spread of its own.
+        stats[14] = stat(&[9.0, 9.0]);
+        assert_eq!(anchored(&legal, &stats, legal[0]), legal[0]);
+        // A gap of 5 over 40 returns each (2.2 standard errors of the gap): not enough among
+        // 15 actions (z = 2.9 after Bonferroni).
+        stats[14] = stat(&spread.iter().map(|r| r + 5.0).collect::<Vec<_>>());
+        assert_eq!(anchored(&legal, &stats, legal[0]), legal[0]);
+        // Between two actions 1.96 is enough: the same gap is.
+        assert_eq!(
+            anchored(&[legal[0], legal[14]], &stats, legal[0]),
+            legal[14]
+        );
+        // A clear gap among 15.
+        stats[14] = stat(&spread.iter().map(|r| r + 9.0).collect::<Vec<_>>());
+        assert_eq!(anchored(&legal, &stats, legal[0]), legal[14]);
     }
 
     #[test]
