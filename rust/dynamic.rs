@@ -494,18 +494,28 @@ impl<G: Game> Tracked<G> {
         self.state.legal_actions(&mut legal);
         let actions = &self.history[self.deal_start_at..];
         let known = G::known(&self.deal_start, actions, seat);
-        let walks = self.chance.is_none()
-            && known
-                .as_ref()
-                .is_some_and(|k| G::hidden_positions(k).len() >= 2);
+        // A walk needs two positions to swap, and a deck of its own (not the explicit mode's).
+        let deck = self.decks.get(self.state.deal_index());
+        let mut positions = match (&known, deck) {
+            (Some(k), Some(d)) if self.chance.is_none() => {
+                let mut p = G::hidden_positions(k);
+                p.retain(|&p| p < d.len());
+                p
+            }
+            _ => Vec::new(),
+        };
+        if positions.len() < 2 {
+            positions.clear();
+        }
         Seen {
             seat,
             known,
-            attempts: if walks {
-                SEARCH_ATTEMPTS
-            } else {
+            attempts: if positions.is_empty() {
                 RESAMPLE_ATTEMPTS
+            } else {
+                SEARCH_ATTEMPTS
             },
+            positions,
             state: self.state.clone(),
             failed: Cell::new(false),
             walk: RefCell::new(None),
@@ -547,13 +557,11 @@ impl<G: Game> Tracked<G> {
     /// positions (or the state is of the explicit mode, whose deck is in its chance moves).
     fn walk_from_truth(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
         let deck = self.decks.get(self.state.deal_index())?;
-        let mut positions = G::hidden_positions(seen.known.as_ref()?);
-        positions.retain(|&p| p < deck.len());
-        if positions.len() < 2 || self.chance.is_some() {
+        if seen.positions.is_empty() {
             return None;
         }
         let mut walk = Walk {
-            positions,
+            positions: seen.positions.clone(),
             deck: deck.clone(),
             actions: self.history[self.deal_start_at..].to_vec(),
             state: self.state.clone(),
@@ -966,6 +974,8 @@ pub(crate) struct Seen<G: Game> {
     known: Option<G::Known>,
     /// Proposal rounds a search pays for one world before it walks (fewer when it can walk).
     attempts: usize,
+    /// The positions a walk swaps (none if it cannot walk).
+    positions: Vec<usize>,
     state: G,
     /// A determinisation of it found no fitting deal.
     failed: Cell<bool>,

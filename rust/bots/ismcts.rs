@@ -109,8 +109,9 @@ pub fn choose<G: Game>(
 /// `stats` (indexed by action) beats it by more than the noise allows.
 fn anchored<A: Action>(legal: &[A], stats: &[RootStats], anchor: A) -> A {
     let h = stats[anchor.index()];
-    // One return's variance, pooled over the root's actions: an action's own few returns,
-    // alike by chance, would make a gap of a point look certain.
+    // One return's variance, over every root return around their common mean (never less than
+    // the within-action variance): an action's own few returns, alike by chance, would make a
+    // gap of a point look certain.
     let mut all = RootStats::default();
     legal.iter().for_each(|a| all.add(&stats[a.index()]));
     if h.visits < 2 || all.visits < 2 {
@@ -118,14 +119,17 @@ fn anchored<A: Action>(legal: &[A], stats: &[RootStats], anchor: A) -> A {
     }
     let variance = all.mean_variance() * all.visits as f64;
     // One-sided 2.5% for the best of the other actions (Bonferroni): with a dozen candidates
-    // a two-standard-error gap turns up by chance in one search of four.
+    // a two-standard-error gap turns up by chance in about one search of seven.
     let z = upper_normal_quantile(0.025 / (legal.len() - 1) as f64);
     let mut best = anchor;
     let mut best_mean = h.mean();
     for &a in legal {
         let s = stats[a.index()];
+        if s.visits < 2 || s.mean() <= best_mean {
+            continue;
+        }
         let error = (variance * (1.0 / s.visits as f64 + 1.0 / h.visits as f64)).sqrt();
-        if s.visits >= 2 && s.mean() > best_mean && s.mean() - h.mean() > z * error {
+        if s.mean() - h.mean() > z * error {
             best = a;
             best_mean = s.mean();
         }
