@@ -1682,6 +1682,43 @@ mod tests {
         );
     }
 
+    /// Where one of its worlds takes more than [`SEARCH_ATTEMPTS`] rounds of proposals (Cuajo,
+    /// late in a hand), a search's worlds come from the walk: each fits what the seat saw, the
+    /// other seats' concealed cards are never all the true ones, and the worlds move on.
+    #[test]
+    fn a_search_walks_once_a_world_is_rare() {
+        let mut found = 0;
+        each_decision::<Cuajo>(serde_json::json!({}), 60, |t, rng| {
+            let at = t.history.len() - t.deal_start_at;
+            if found == 3 || at < 90 || at % 10 != 0 {
+                return found < 3;
+            }
+            let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
+            let seen = t.seen_by(seat);
+            assert_eq!(seen.attempts, SEARCH_ATTEMPTS);
+            t.resampled_state(&seen, rng.next_u64());
+            if !seen.failed.get() {
+                return true;
+            }
+            found += 1;
+            let others = |s: &Cuajo| {
+                let q = (0..4).filter(|&q| q != seat);
+                q.map(|q| s.concealed[q]).collect::<Vec<_>>()
+            };
+            let mut worlds = Vec::new();
+            for _ in 0..20 {
+                let s = t.resampled_state(&seen, rng.next_u64());
+                assert!(seen.fits(&s, None));
+                assert_ne!(others(&s), others(&t.state));
+                worlds.push(others(&s));
+            }
+            worlds.dedup();
+            assert!(worlds.len() > 10, "{} distinct worlds of 20", worlds.len());
+            true
+        });
+        assert_eq!(found, 3);
+    }
+
     /// `Game::is_legal` (which a game may answer without listing) is membership in
     /// `legal_actions`, for every action at every decision of random games.
     fn check_is_legal<G: Game>(config: Value, games: u64) {
