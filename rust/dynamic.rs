@@ -276,11 +276,13 @@ impl<G: Game> Tracked<G> {
             out.push(']');
         }
         let _ = write!(out, "],\"rng\":{},\"history\":[", self.state.rng().state);
+        // itoa rather than `write!`: a saved state holds hundreds of numbers.
+        let mut digits = itoa::Buffer::new();
         let mut put = |i: usize, id: usize| {
             if i > 0 {
                 out.push(',');
             }
-            push_decimal(&mut out, id);
+            out.push_str(digits.format(id));
         };
         match &self.chance {
             Some(x) => x.moves.iter().enumerate().for_each(|(i, m)| put(i, m.id())),
@@ -733,16 +735,8 @@ impl<G: Game> Tracked<G> {
             if G::PACK.check_deck(&deck).is_err() {
                 continue;
             }
-            let mut s = match replayed {
-                Some(s) => s,
-                None => {
-                    let mut s = start.clone();
-                    s.redeal(&deck);
-                    if !new_acts.iter().all(|&a| s.apply(a).is_ok()) {
-                        continue;
-                    }
-                    s
-                }
+            let Some(mut s) = replayed.or_else(|| start.redealt(&deck, &new_acts)) else {
+                continue;
             };
             if !seen.fits(&s, then) {
                 continue;
@@ -780,22 +774,6 @@ struct Saved<'a, G: Game> {
     decks: Vec<Deck<G>>,
     rng: u64,
     history: Vec<usize>,
-}
-
-/// Appends `n` in decimal, as `write!` would without its formatting machinery (a saved state
-/// holds hundreds of numbers).
-fn push_decimal(out: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    digits[at..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// The fields of a serialized state, read.
@@ -1521,17 +1499,18 @@ mod tests {
                         .as_ref()
                         .and_then(|k| G::resample_deal(k, &t.deal_start, acts, step % n, &mut rng));
                     if let Some((deck, new, replayed)) = proposal {
-                        let mut s = (*t.deal_start).clone();
                         if G::PACK.check_deck(&deck).is_ok() {
-                            s.redeal(&deck);
-                            if new.iter().all(|&a| s.apply(a).is_ok()) {
-                                // A game's own replay is the checked one.
-                                if let Some(r) = &replayed {
-                                    assert!(r == &s, "{}: the proposal's state", G::NAME);
+                            match t.deal_start.redealt(&deck, &new) {
+                                Some(s) => {
+                                    // A game's own replay is the checked one.
+                                    if let Some(r) = &replayed {
+                                        assert!(r == &s, "{}: the proposal's state", G::NAME);
+                                    }
+                                    check(&t.state, &s);
                                 }
-                                check(&t.state, &s);
-                            } else {
-                                assert!(replayed.is_none(), "{}: an illegal proposal", G::NAME);
+                                None => {
+                                    assert!(replayed.is_none(), "{}: an illegal proposal", G::NAME)
+                                }
                             }
                         }
                     }
@@ -1628,15 +1607,9 @@ mod tests {
     /// too little would leave more.
     #[test]
     fn cuajo_fallback_walk_strays_as_exact_worlds_do() {
-        let (mut positions, mut exact_sum, mut walk_sum) = (0, 0.0, 0.0);
+        let (mut exact_sum, mut walk_sum) = (0.0, 0.0);
         let worlds = 150;
-        each_decision::<Cuajo>(serde_json::json!({}), 60, |t, rng| {
-            let at = t.history.len() - t.deal_start_at;
-            if positions == 8 || at < 90 || at % 15 != 0 {
-                return positions < 8;
-            }
-            let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
-            let seen = t.seen_by(seat);
+        let positions = late_cuajo_positions(15, 8, |t, seat, seen, rng| {
             let truth = &t.state.concealed;
             let left = |s: &Cuajo| {
                 let others = (0..4).filter(|&q| q != seat);
@@ -1652,24 +1625,23 @@ mod tests {
             };
             let exact: Vec<f64> = (0..worlds)
                 .map_while(|_| {
-                    let fit = t.fitting_deal(&seen, rng.next_u64(), None, RESAMPLE_ATTEMPTS)?;
+                    let fit = t.fitting_deal(seen, rng.next_u64(), None, RESAMPLE_ATTEMPTS)?;
                     Some(left(&fit.state))
                 })
                 .collect();
             if exact.len() < worlds {
-                return true;
+                return false;
             }
-            let mut walk = t.walk_from_truth(&seen, rng.next_u64()).unwrap();
+            let mut walk = t.walk_from_truth(seen, rng.next_u64()).unwrap();
             let mut walked = 0.0;
             for w in 0..worlds {
-                t.walk(&seen, &mut walk, WALK_STEPS_BETWEEN);
+                t.walk(seen, &mut walk, WALK_STEPS_BETWEEN);
                 assert!(seen.fits(&walk.state, None));
                 if w % 10 == 0 {
                     assert_seen_alike(t, &walk.deck, &walk.actions, seat);
                 }
                 walked += left(&walk.state);
             }
-            positions += 1;
             exact_sum += exact.iter().sum::<f64>() / worlds as f64;
             walk_sum += walked / worlds as f64;
             true
@@ -1687,27 +1659,19 @@ mod tests {
     /// other seats' concealed cards are never all the true ones, and the worlds move on.
     #[test]
     fn a_search_walks_once_a_world_is_rare() {
-        let mut found = 0;
-        each_decision::<Cuajo>(serde_json::json!({}), 60, |t, rng| {
-            let at = t.history.len() - t.deal_start_at;
-            if found == 3 || at < 90 || at % 10 != 0 {
-                return found < 3;
-            }
-            let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
-            let seen = t.seen_by(seat);
+        let found = late_cuajo_positions(10, 3, |t, seat, seen, rng| {
             assert_eq!(seen.attempts, SEARCH_ATTEMPTS);
-            t.resampled_state(&seen, rng.next_u64());
+            t.resampled_state(seen, rng.next_u64());
             if !seen.failed.get() {
-                return true;
+                return false;
             }
-            found += 1;
             let others = |s: &Cuajo| {
                 let q = (0..4).filter(|&q| q != seat);
                 q.map(|q| s.concealed[q]).collect::<Vec<_>>()
             };
             let mut worlds = Vec::new();
             for _ in 0..20 {
-                let s = t.resampled_state(&seen, rng.next_u64());
+                let s = t.resampled_state(seen, rng.next_u64());
                 assert!(seen.fits(&s, None));
                 assert_ne!(others(&s), others(&t.state));
                 worlds.push(others(&s));
@@ -1731,6 +1695,26 @@ mod tests {
             }
             true
         });
+    }
+
+    /// Shows `at` every `every`-th decision from the 90th action of a deal (late in a hand) of
+    /// 60 random Cuajo games, with the seat after the one to act and what it sees, until
+    /// `wanted` of its calls have returned true (a position it could use); returns how many did.
+    fn late_cuajo_positions(
+        every: usize,
+        wanted: usize,
+        mut at: impl FnMut(&Tracked<Cuajo>, usize, &Seen<Cuajo>, &mut Rng) -> bool,
+    ) -> usize {
+        let mut found = 0;
+        each_decision::<Cuajo>(serde_json::json!({}), 60, |t, rng| {
+            let played = t.history.len() - t.deal_start_at;
+            if found < wanted && played >= 90 && played % every == 0 {
+                let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
+                found += usize::from(at(t, seat, &t.seen_by(seat), rng));
+            }
+            found < wanted
+        });
+        found
     }
 
     /// Plays `games` seeded games of `config` at random, showing `at` every decision before

@@ -122,12 +122,15 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         actions: &[Self::Action],
         _seat: usize,
     ) -> Option<(Vec<Self::Action>, Self)> {
-        let mut s = start.clone();
+        start.redealt(deck, actions).map(|s| (actions.to_vec(), s))
+    }
+
+    /// This state (a deal's start) dealt from `deck` and played on with `actions`, each
+    /// checked legal; `None` if one is not.
+    fn redealt(&self, deck: &[u8], actions: &[Self::Action]) -> Option<Self> {
+        let mut s = self.clone();
         s.redeal(deck);
-        actions
-            .iter()
-            .all(|&a| s.apply(a).is_ok())
-            .then(|| (actions.to_vec(), s))
+        actions.iter().all(|&a| s.apply(a).is_ok()).then_some(s)
     }
 
     /// Whether `seat` sees the same in `self` and in `other` (a state of the same game and

@@ -562,12 +562,14 @@ impl CauRobat {
             }
         } else {
             self.settle_chain();
+            let on_table = self.table_card(r);
             // Piles topped by the rank, matched directly when the table has none of it.
-            let direct = match self.rules.direct_pile_match && self.table_card(r).is_none() {
-                true => self.topped(seat)[r],
-                false => 0,
+            let direct = if self.rules.direct_pile_match && on_table.is_none() {
+                self.topped(seat)[r]
+            } else {
+                0
             };
-            match self.table_card(r) {
+            match on_table {
                 None if direct != 0 => {
                     // The piles stand for the table card; the played card joins the table first.
                     let mut matched = Items::default();
