@@ -25,11 +25,14 @@ pub struct Pack {
 
 /// The canonical names of a pack in a hash table without collisions: slot `hash(key)` holds
 /// the key and its card id (key 0, no name's, where empty). Reading a saved deck of hundreds
-/// of cards costs one multiplication per card.
+/// of cards costs one multiplication per card. And per card id, its name as a saved deck
+/// writes it, for [`Pack::write_names`].
 #[derive(Debug)]
 pub struct NameTable {
     multiplier: u64,
     slots: Vec<(u64, u8)>,
+    /// `"name",` padded to 8 bytes, and its length.
+    quoted: Vec<([u8; 8], usize)>,
 }
 
 impl NameTable {
@@ -40,7 +43,21 @@ impl NameTable {
     }
 
     /// The first odd multiplier (of a fixed sequence) that sends every key to its own slot.
-    fn new(names: &[(u64, u8)]) -> Self {
+    fn new(pack: &Pack) -> Self {
+        let spelled: Vec<String> = (0..pack.kinds() as u8).map(|id| pack.name_of(id)).collect();
+        let names: Vec<(u64, u8)> = (0..)
+            .zip(&spelled)
+            .filter_map(|(id, name)| Some((name_key(name.as_bytes())?, id)))
+            .collect();
+        let quoted = spelled
+            .iter()
+            .map(|name| {
+                let mut bytes = [0; 8];
+                let text = format!("\"{name}\",");
+                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                (bytes, text.len())
+            })
+            .collect();
         let mut multiplier = 0x9E37_79B9_7F4A_7C15u64;
         loop {
             let mut slots = vec![(0, 0); 1 << Self::BITS];
@@ -52,7 +69,11 @@ impl NameTable {
                 free
             });
             if fits {
-                return NameTable { multiplier, slots };
+                return NameTable {
+                    multiplier,
+                    slots,
+                    quoted,
+                };
             }
             multiplier = multiplier.wrapping_add(0x6A09_E667_F3BC_C908);
         }
@@ -110,39 +131,49 @@ impl Pack {
     /// The canonical string of card `id` (`#id` for an id outside the pack, which no state
     /// holds: naming a card must never fail, even in an error message).
     pub fn name_of(&self, id: u8) -> String {
-        let mut out = String::with_capacity(3);
-        self.write_name(id, &mut out);
-        out
-    }
-
-    /// Appends [`Pack::name_of`] card `id` to `out` (how saved states write their decks).
-    pub fn write_name(&self, id: u8, out: &mut String) {
         match (
             self.ranks.get(self.rank(id) as usize),
             self.suits.get(self.suit(id) as usize),
         ) {
             (Some(r), Some(s)) if (id as usize) < self.kinds() => {
                 // Char by char: a call to copy two or three bytes costs more than the copy.
+                let mut out = String::with_capacity(4);
                 r.chars().chain(s.chars()).for_each(|c| out.push(c));
+                out
             }
-            _ => {
-                out.push('#');
-                out.push_str(&id.to_string());
+            _ => format!("#{id}"),
+        }
+    }
+
+    fn table(&self) -> &NameTable {
+        self.names.get_or_init(|| NameTable::new(self))
+    }
+
+    /// Appends the [`Pack::name_of`] of `cards` to `out` as JSON strings separated by commas
+    /// (how saved states write their decks). `bytes` is scratch space.
+    pub fn write_names(&self, cards: &[u8], bytes: &mut Vec<u8>, out: &mut String) {
+        let quoted = &self.table().quoted;
+        bytes.clear();
+        for &c in cards {
+            match quoted.get(c as usize) {
+                // All 8 bytes, then the padding cut: a copy of fixed size is one store, a call
+                // to copy a name's few bytes costs more than the copy.
+                Some((name, len)) => {
+                    bytes.extend_from_slice(name);
+                    bytes.truncate(bytes.len() - 8 + len);
+                }
+                None => bytes.extend_from_slice(format!("\"{}\",", self.name_of(c)).as_bytes()),
             }
         }
+        bytes.pop(); // the last comma
+        out.push_str(std::str::from_utf8(bytes).expect("card names are ASCII"));
     }
 
     /// [`Pack::parse`], with a quick path for canonical strings (what states are saved with):
     /// one look in a table of the pack's names.
     pub fn parse_name(&self, text: &str) -> Result<u8> {
-        let names = self.names.get_or_init(|| {
-            let names: Vec<(u64, u8)> = (0..self.kinds() as u8)
-                .filter_map(|id| Some((name_key(self.name_of(id).as_bytes())?, id)))
-                .collect();
-            NameTable::new(&names)
-        });
         name_key(text.as_bytes())
-            .and_then(|key| names.get(key))
+            .and_then(|key| self.table().get(key))
             .map_or_else(|| self.parse(text), Ok)
     }
 
@@ -320,6 +351,25 @@ mod tests {
             texts.extend(["", "\0", "10", "ÅH", "AHH", "TH", " AS"].map(String::from));
             for t in &texts {
                 assert_eq!(pack.parse_name(t).ok(), pack.parse(t).ok(), "{t:?}");
+            }
+        }
+    }
+
+    /// A saved deck's names, written at once, are the names one by one as JSON strings.
+    #[test]
+    fn write_names_writes_each_name_quoted() {
+        for pack in [&FRENCH_SPOIL_FIVE, &FRENCH_CICERA, &SPANISH_40, &CUAJO_112] {
+            let mut cards: Vec<u8> = (0..pack.kinds() as u8).rev().collect();
+            cards.push(200); // no card: written as name_of writes it
+            let mut bytes = Vec::new();
+            for n in [0, 1, cards.len()] {
+                let mut out = String::from("[");
+                pack.write_names(&cards[..n], &mut bytes, &mut out);
+                let names: Vec<String> = cards[..n]
+                    .iter()
+                    .map(|&c| format!("\"{}\"", pack.name_of(c)))
+                    .collect();
+                assert_eq!(out, format!("[{}", names.join(",")));
             }
         }
     }

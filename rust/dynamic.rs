@@ -263,16 +263,10 @@ impl<G: Game> Tracked<G> {
         };
         out.push_str(&serde_json::to_string(&config).unwrap_or_default());
         let _ = write!(out, ",\"seed\":{},\"decks\":[", self.seed);
+        let mut bytes = Vec::with_capacity(8 * G::PACK.size());
         for (i, deck) in self.decks.iter().enumerate() {
             out.push_str(if i == 0 { "[" } else { ",[" });
-            for (j, &c) in deck.iter().enumerate() {
-                if j > 0 {
-                    out.push(',');
-                }
-                out.push('"');
-                G::PACK.write_name(c, &mut out);
-                out.push('"');
-            }
+            G::PACK.write_names(deck, &mut bytes, &mut out);
             out.push(']');
         }
         let _ = write!(out, "],\"rng\":{},\"history\":[", self.state.rng().state);
