@@ -256,6 +256,22 @@ impl<G: Game> VectorEnv<G> {
             Crew::new(threads).map_err(|e| config_err!("cannot start {threads} threads: {e}"))?;
         let seats = G::num_players(&config);
         let obs_len = G::observation_shape(&config).iter().product();
+        // Running out of memory is an error here rather than an abort: room for every env's
+        // slot, state at the deal's start, deck and legal actions is reserved (and let go)
+        // before any is made.
+        let per_env = std::mem::size_of::<Slot<G>>()
+            + std::mem::size_of::<G>()
+            + G::PACK.size()
+            + 16 * std::mem::size_of::<G::Action>()
+            + 8 * seats;
+        Vec::<u8>::new()
+            .try_reserve_exact(n.saturating_mul(per_env))
+            .map_err(|_| {
+                crate::Error::Memory(format!(
+                    "{n} envs need about {} MB: not available",
+                    n * per_env / 1_000_000
+                ))
+            })?;
         let shared = Shared {
             config,
             seed: settings.seed,

@@ -12,6 +12,8 @@ pub enum Error {
     Parse(String),
     /// Any other bad argument (a seat out of range, a wrong number of cards).
     Value(String),
+    /// A request whose memory could not be had (Python's MemoryError).
+    Memory(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -19,9 +21,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config(m) | Error::IllegalAction(m) | Error::Parse(m) | Error::Value(m) => {
-                f.write_str(m)
-            }
+            Error::Config(m)
+            | Error::IllegalAction(m)
+            | Error::Parse(m)
+            | Error::Value(m)
+            | Error::Memory(m) => f.write_str(m),
         }
     }
 }

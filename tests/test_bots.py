@@ -165,7 +165,7 @@ def test_arena_with_a_python_bot():
         tapete.arena("cicera", [Cheat(), "random", "random", "random"], 1)
 
 
-def test_arena_bad_arguments():
+def test_arena_bad_arguments(tmp_path):
     for kwargs, match in [
         ({"bots": ["random"] * 3}, "one bot per seat"),
         ({"bots": "random"}, "sequence"),
@@ -179,6 +179,32 @@ def test_arena_bad_arguments():
         kwargs.setdefault("games", 2)
         with pytest.raises(tapete.ConfigError, match=match):
             tapete.arena("cicera", **kwargs)
+
+    class Lowest:
+        def choose(self, state):
+            return state.legal_actions()[0]
+
+    # The same bound on deals, natively, with records and with Python bots (which would
+    # otherwise run on and fill the disk, or fail in numpy).
+    most = tapete._core.ARENA_MAX_DEALS
+    for games in (most + 1, 2**64, -1, True, 2.0):
+        for bots, extra in [
+            (["random"] * 4, {}),
+            (["random"] * 4, {"records": tmp_path / "never.jsonl"}),
+            (["random"] * 3 + [Lowest()], {}),
+        ]:
+            with pytest.raises(tapete.ConfigError, match=f"games must be an int 0..={most}"):
+                tapete.arena("cicera", bots, games, **extra)
+    assert not (tmp_path / "never.jsonl").exists()
+
+
+def test_arena_results_are_strict_json():
+    """An interval of one deal and the means of none do not exist: None, not inf or NaN."""
+    for games in (0, 1):
+        d = tapete.arena("cau_robat", ["random"] * 4, games).to_dict()
+        assert json.loads(json.dumps(d, allow_nan=False)) == d
+        assert d["ci95"] == [None] * 4
+    assert None not in tapete.arena("cau_robat", ["random"] * 4, 2).to_dict()["ci95"]
 
 
 # A strength smoke test per game: the heuristic beats random players on a few hundred duplicate

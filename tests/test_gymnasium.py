@@ -235,6 +235,35 @@ def test_python_bots_as_opponents():
     assert sum(rewards) == pytest.approx(info["returns"][0])
 
 
+def test_a_failing_opponent_ends_the_episode():
+    """An opponent that chooses an illegal action or raises ends the episode, and the error
+    names it: the next step must not play the agent's action for the opponent's seat."""
+
+    class Illegal:
+        name = "illegal"
+
+        def choose(self, state):
+            return 10**6
+
+    class Broken:
+        def choose(self, state):
+            raise RuntimeError("broken bot")
+
+    env = tgym.make("cau_robat", seat=0, opponents=Illegal())
+    env.reset(seed=0)
+    history = list(env.unwrapped.game_state.history())
+    with pytest.raises(tapete.IllegalActionError, match=r"opponent at seat 1 \(illegal\)"):
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    with pytest.raises(tapete.IllegalActionError, match="call reset"):
+        env.step(0)
+    assert len(env.unwrapped.game_state.history()) == len(history) + 1  # only the seat's own
+    env = tgym.make("cau_robat", seat=1, opponents=Broken())
+    with pytest.raises(RuntimeError, match="broken bot"):
+        env.reset(seed=0)
+    with pytest.raises(tapete.IllegalActionError, match="call reset"):
+        env.step(0)
+
+
 def test_deals_that_end_before_the_seat_acts_are_skipped(monkeypatch):
     """No default deal ends before every seat acts; a finished state stands in for one."""
     env = tgym.make("cau_robat", seat=1)

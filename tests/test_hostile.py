@@ -91,6 +91,28 @@ def test_state_calls_with_hostile_arguments(impl, name, method, args):
 
 
 @pytest.mark.parametrize("name", ["spoil_five", "cicera", "cau_robat", "cuajo"])
+def test_numpy_integers_are_action_ids(impl, name):
+    """An action id of any integer type (numpy's, as `VectorEnv.random_actions` gives them) is
+    the id; numpy's bools and floats are not ids."""
+    state = mid_game_state(impl, name)
+    a = state.legal_actions()[0]
+    illegal = next(
+        x for x in range(len(state.legal_actions_mask())) if x not in state.legal_actions()
+    )
+    for kind in (np.int64, np.uint8, np.int32):
+        assert state.action_to_string(kind(a)) == state.action_to_string(a)
+        assert state.explain_illegal(kind(a)) is None
+        assert state.explain_illegal(kind(illegal)) == state.explain_illegal(illegal)
+    for bad in (np.bool_(True), np.float64(a), np.float32(a)):
+        with pytest.raises(tapete.IllegalActionError):
+            state.apply_action(bad)
+    child = state.clone()
+    child.apply_action(np.int64(a))
+    state.apply_action(a)
+    assert child == state
+
+
+@pytest.mark.parametrize("name", ["spoil_five", "cicera", "cau_robat", "cuajo"])
 @SETTINGS
 @given(seed=hostile, deck=hostile, data=hostile, key=st.text(max_size=12), value=hostile)
 def test_game_calls_with_hostile_arguments(impl, name, seed, deck, data, key, value):

@@ -204,6 +204,9 @@ def test_bad_arguments():
         with pytest.raises(tapete.ConfigError):
             env.reset(seed=seed)
     assert env.unwrapped.game_state == before
+    for agent in ("player_9", None, 0):
+        with pytest.raises(KeyError, match="the agents are player_0, player_1"):
+            env.observe(agent)
 
 
 def test_explicit_chance_games_are_refused():

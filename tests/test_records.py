@@ -245,6 +245,8 @@ def tampered(rec: dict[str, Any], case: str) -> dict[str, Any] | str:
         bad["game"] = "poker"
     elif case == "config":
         bad["config"]["no_such_option"] = 1
+    elif case == "config_name":
+        bad["config"]["name"] = "x"  # not load_game's argument: an unknown option
     elif case == "action":
         bad["actions"][3] = "fly away"
     elif case == "illegal":
@@ -277,6 +279,7 @@ CASES = {
     "returns": "records returns .* but the game replays to",
     "game": "unknown game .poker.",
     "config": "no_such_option",
+    "config_name": "name",
     "action": "action 3 'fly away'",
     "illegal": "action 0 .* is not legal there",
     "extra": "is not legal there",
@@ -319,6 +322,14 @@ def test_a_bad_record_is_a_parse_error_naming_its_line(tmp_path: Path, case: str
     else:
         with pytest.raises(ParseError, match=pattern):
             list(records.read(path))
+
+
+def test_a_huge_action_is_cut_in_the_message() -> None:
+    rec = records.record(played(tapete, "cau_robat", seed=6))
+    rec["actions"][2] = "x" * 10**6
+    with pytest.raises(ParseError, match=r"action 2 'xxx.*\.\.\.") as error:
+        records.replay(rec)
+    assert len(str(error.value)) < 1000
 
 
 def test_truncated_files(tmp_path: Path) -> None:

@@ -4,6 +4,10 @@ The model below steps one `State` per env by the contract's seeding formula and 
 the batch must give exactly its arrays, whatever the thread count.
 """
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -286,6 +290,31 @@ def test_bad_arguments():
         tapete.VectorEnv(tapete.reference.load_game("cicera"), 2)
     with pytest.raises(tapete.ConfigError, match="seed"):
         env.reset(seed=-5)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="limits the address space with RLIMIT_AS")
+def test_out_of_memory_is_a_memory_error():
+    """A batch or an env too big for the memory left is a MemoryError, never a panic or an
+    abort: run in a child whose address space is capped at 3 GB."""
+    script = textwrap.dedent(
+        """
+        import resource, tapete
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        env = tapete.VectorEnv("cuajo", 200_000, observe="all")  # 4.3 GB of tensors a batch
+        for call in (env.reset, lambda: tapete.VectorEnv("cuajo", 2**20)):
+            try:
+                call()
+            except MemoryError as e:
+                print("MemoryError:", e)
+        print(tapete.VectorEnv("cuajo", 2).reset().legal_mask.shape)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("MemoryError:") == 2, out.stdout + out.stderr
+    assert "(2, 95)" in out.stdout and "Panic" not in out.stderr, out.stderr
 
 
 def test_game_and_config_pass_through():

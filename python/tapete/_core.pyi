@@ -7,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "ARENA_MAX_DEALS",
     "CHANCE",
     "TERMINAL",
     "Bot",
@@ -35,6 +36,8 @@ __all__ = [
 ]
 
 TERMINAL: int
+#: Most deals one arena call plays.
+ARENA_MAX_DEALS: int
 CHANCE: int
 
 @final
@@ -137,7 +140,7 @@ def arena(
     npt.NDArray[np.float64], npt.NDArray[np.uint64], list[tuple[int, int, list[int]]] | None
 ]: ...
 def list_games() -> list[str]: ...
-def load_game(name: str, **config: Any) -> Game: ...
+def load_game(name: str, /, **config: Any) -> Game: ...
 def _game_from_json(name: str, config: str) -> Game: ...
 def _state_from_json(data: str) -> State: ...
 def spoil_five_trump_order(trump: str) -> list[str]: ...

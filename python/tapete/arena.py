@@ -32,6 +32,10 @@ def _ci95(samples: npt.NDArray[np.float64]) -> float:
     return float(Z95 * samples.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
 
 
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
 @dataclass(frozen=True)
 class ArenaResult:
     """Per entry (one per seat, as given): the mean return per game and its 95% interval."""
@@ -50,7 +54,9 @@ class ArenaResult:
 
     @property
     def mean(self) -> npt.NDArray[np.float64]:
-        """Each entry's mean return per deal, in the game's unit."""
+        """Each entry's mean return per deal, in the game's unit (NaN without deals)."""
+        if len(self.values) == 0:
+            return np.full(len(self.bots), np.nan)
         return np.asarray(self.values.mean(axis=0), dtype=np.float64)
 
     @property
@@ -65,12 +71,14 @@ class ArenaResult:
         return float(d.mean()), _ci95(d)
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready plain values (what ``tapete arena --json`` prints)."""
+        """The result as JSON-ready plain values (what ``tapete arena --json`` prints); a
+        mean or interval that does not exist (no deal; one deal's interval) is ``None``, as
+        strict JSON has no NaN or infinity."""
         return {
             "game": self.game,
             "bots": list(self.bots),
-            "mean": [float(x) for x in self.mean],
-            "ci95": [float(x) for x in self.ci95],
+            "mean": [_finite(x) for x in self.mean],
+            "ci95": [_finite(x) for x in self.ci95],
             "games": self.games,
             "deals": len(self.values),
             "duplicate": self.duplicate,
@@ -124,6 +132,9 @@ def arena(
             raise ConfigError(f"a bot is a spec string or has choose(state), got {b!r:.60}")
     if not isinstance(duplicate, bool):
         raise ConfigError(f"duplicate must be a bool, got {duplicate!r:.40}")
+    most = _core.ARENA_MAX_DEALS
+    if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= most:
+        raise ConfigError(f"games must be an int 0..={most}, got {games!r:.40}")
     specs = [b for b in bots if isinstance(b, str)]
     names = [_name(b) for b in bots]
     if len(specs) == len(bots):
@@ -169,8 +180,6 @@ def _native_with_records(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]:
     """The native arena in chunks of deals, each chunk's games written to ``path``; the
     results are those of a single call (consecutive ranges of deals add up to the run)."""
-    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
-        raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
     # a call without deals checks every other argument before the file is touched
     values, lengths, _ = _core.arena(game, specs, 0, 0, seed, threads, duplicate, False)
     parts, all_lengths = [values], [lengths]
@@ -240,9 +249,7 @@ def _python_arena(
     n = game.num_players()
     if len(bots) != n:
         raise ConfigError(f"{game.name} needs one bot per seat: {n} bots, got {len(bots)}")
-    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 0:
-        raise ConfigError(f"games must be an int >= 0, got {deals!r:.40}")
-    _core.bot_seed(seed, 0, 0, 0)  # checks the seed like the native arena
+    # a call    _core.bot_seed(seed, 0, 0, 0)  # checks the seed like the native arena
     rotations = n if duplicate else 1
     values = np.zeros((deals, n))
     lengths: list[int] = []

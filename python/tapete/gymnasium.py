@@ -196,11 +196,25 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         }
 
     def _play_opponents(self) -> None:
-        """Plays the bots up to the seat's turn or the end."""
+        """Plays the bots up to the seat's turn or the end. A bot that fails (raises, or
+        chooses an illegal action) ends the episode: the next ``step`` must not act for its
+        seat."""
         state, seat, bots = self.game_state, self.seat, self._bots
         player = state.current_player()
         while player != seat and player >= 0:
-            state.apply_action(bots[player].choose(state))
+            bot = bots[player]
+            try:
+                state.apply_action(bot.choose(state))
+            except IllegalActionError as e:
+                self._over = True
+                name = getattr(bot, "name", type(bot).__name__)
+                raise IllegalActionError(
+                    f"the opponent at seat {player} ({name}) chose an illegal action: {e}; "
+                    "the episode is over: call reset()"
+                ) from None
+            except BaseException:
+                self._over = True
+                raise
             player = state.current_player()
 
     def _observation(self) -> npt.NDArray[np.float32]:

@@ -203,7 +203,11 @@ class TapeteAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and its action mask (zeros unless it is to act)."""
-        seat = self._seat[agent]
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise KeyError(
+                f"no agent {agent!r:.40}: the agents are {', '.join(self.possible_agents)}"
+            )
         state = self.game_state
         if seat == state.current_player() and not self._over:
             mask = state.legal_actions_mask().view(_INT8)

@@ -303,9 +303,9 @@ def replay(record: Mapping[str, Any], *, load_game: Callable[..., Any] | None = 
             action = state.string_to_action(text)
             state.apply_action(action)
         except IllegalActionError as error:
-            raise _fail(f"action {i} {text!r} is not legal there: {error}") from None
+            raise _fail(f"action {i} {_shown.repr(text)} is not legal there: {error}") from None
         except TapeteError as error:
-            raise _fail(f"action {i} {text!r}: {error}") from None
+            raise _fail(f"action {i} {_shown.repr(text)}: {error}") from None
     over = state.is_terminal()
     if over != rec.get("terminal", True):
         if over:

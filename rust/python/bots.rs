@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 /// Most deals one native arena call plays (its results take 8·(players + 1) bytes a deal).
-const MAX_DEALS: u64 = 10_000_000;
+pub const MAX_DEALS: u64 = 10_000_000;
 
 fn spec_arg(spec: &Bound<'_, PyAny>) -> PyResult<Spec> {
     Spec::parse(&text_arg(spec, "a bot spec", config_error)?).py_err()

@@ -19,29 +19,26 @@ mod vector;
 /// only guards against a message that lists too much.
 const MAX_MESSAGE: usize = 2000;
 
-/// Raises the `tapete.errors` class of an engine error (defined in Python, imported here).
+/// Raises the `tapete.errors` class of an engine error (defined in Python, imported here), or
+/// Python's own ValueError or MemoryError.
 fn to_py(err: Error) -> PyErr {
-    let err = match err {
-        Error::Config(m) => Error::Config(cut(m)),
-        Error::IllegalAction(m) => Error::IllegalAction(cut(m)),
-        Error::Parse(m) => Error::Parse(cut(m)),
-        Error::Value(m) => Error::Value(cut(m)),
+    let (class, message) = match err {
+        Error::Config(m) => ("ConfigError", m),
+        Error::IllegalAction(m) => ("IllegalActionError", m),
+        Error::Parse(m) => ("ParseError", m),
+        Error::Value(m) => return PyValueError::new_err(cut(m)),
+        Error::Memory(m) => return pyo3::exceptions::PyMemoryError::new_err(m),
     };
-    Python::attach(|py| {
-        let class = match &err {
-            Error::Config(_) => "ConfigError",
-            Error::IllegalAction(_) => "IllegalActionError",
-            Error::Parse(_) => "ParseError",
-            Error::Value(_) => return PyValueError::new_err(err.to_string()),
-        };
-        match py.import("tapete.errors").and_then(|m| m.getattr(class)) {
-            Ok(cls) => match cls.call1((err.to_string(),)) {
+    let message = cut(message);
+    Python::attach(
+        |py| match py.import("tapete.errors").and_then(|m| m.getattr(class)) {
+            Ok(cls) => match cls.call1((message,)) {
                 Ok(instance) => PyErr::from_value(instance),
                 Err(e) => e,
             },
             Err(e) => e,
-        }
-    })
+        },
+    )
 }
 
 trait OrPy<T> {
@@ -508,9 +505,15 @@ impl PyState {
         if action.is_instance_of::<PyBool>() {
             return Err(bad());
         }
-        if !action.is_instance_of::<PyInt>() {
-            return Err(bad());
-        }
+        // Any integer type (numpy's too, as `random_actions` gives them), by `__index__`,
+        // which numpy's bool and floats refuse.
+        let index;
+        let action = if action.is_instance_of::<PyInt>() {
+            action
+        } else {
+            index = action.call_method0("__index__").map_err(|_| bad())?;
+            &index
+        };
         match action.extract::<i64>() {
             Ok(id) => usize::try_from(id)
                 .map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative")))),
@@ -740,7 +743,7 @@ fn list_games() -> Vec<&'static str> {
 /// A game by registry name with its options as keywords
 /// (``load_game("spoil_five", players=5, jinking=False)``); ConfigError on a bad name or option.
 #[pyfunction]
-#[pyo3(signature = (name, **config))]
+#[pyo3(signature = (name, /, **config))]
 fn load_game(name: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<PyGame> {
     let name = text_arg(name, "a game name", config_error)?;
     let config = match config {
@@ -1108,6 +1111,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cuajo_waits, m)?)?;
     m.add_function(wrap_pyfunction!(cuajo_distance, m)?)?;
     m.add("TERMINAL", TERMINAL)?;
+    m.add("ARENA_MAX_DEALS", bots::MAX_DEALS)?;
     m.add("CHANCE", CHANCE)?;
     Ok(())
 }

@@ -4,9 +4,13 @@
 
 use super::{config_error, positive_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState};
 use crate::batch::{Autoreset, DynVectorEnv, Observe, Out, Settings, MAX_ENVS};
-use numpy::ndarray::IxDyn;
-use numpy::{PyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::ndarray::{Dimension, Ix1, Ix2, IxDyn};
+use numpy::npyffi::{self, npy_intp, PY_ARRAY_API};
+use numpy::{
+    Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
+};
 use pyo3::prelude::*;
+use std::os::raw::c_int;
 
 #[pyclass(module = "tapete._core", name = "VectorEnv")]
 pub struct PyVectorEnv {
@@ -28,6 +32,32 @@ type BatchArrays<'py> = (
     Bound<'py, PyArray1<i64>>,
 );
 
+/// A fresh array of shape `dims` whose elements are not initialised, or numpy's MemoryError
+/// (rust-numpy's `PyArray::new` panics when numpy cannot allocate).
+///
+/// SAFETY: `D` must be `IxDyn` or have `dims.len()` axes, and every element must be written
+/// before the array reaches Python.
+unsafe fn uninit<'py, T: Element, D: Dimension>(
+    py: Python<'py>,
+    dims: &[usize],
+) -> PyResult<Bound<'py, PyArray<T, D>>> {
+    let mut dims: Vec<npy_intp> = dims.iter().map(|&d| d as npy_intp).collect();
+    let array = unsafe {
+        PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            npyffi::get_type_object(py, npyffi::NpyTypes::PyArray_Type),
+            T::get_dtype(py).into_dtype_ptr(),
+            dims.len() as c_int,
+            dims.as_mut_ptr(),
+            std::ptr::null_mut(), // C-contiguous strides
+            std::ptr::null_mut(), // numpy allocates the data
+            0,
+            std::ptr::null_mut(),
+        )
+    };
+    Ok(unsafe { Bound::from_owned_ptr_or_err(py, array)?.cast_into_unchecked() })
+}
+
 impl PyVectorEnv {
     /// Fresh arrays, every value written by `fill` without the GIL.
     fn batch<'py>(
@@ -45,15 +75,17 @@ impl PyVectorEnv {
             }
             Observe::Nothing => {}
         }
-        let observation = (self.observe != Observe::Nothing)
-            .then(|| unsafe { PyArray::<f32, _>::new(py, IxDyn(&dims), false) });
-        // SAFETY (the `new` calls): uninitialised arrays, every element of which the env writes
+        // SAFETY (the `uninit` calls): every element of these arrays is written by the env
         // (`crate::batch::Out`) before they are returned.
-        let legal_mask = unsafe { PyArray2::<bool>::new(py, [n, self.actions], false) };
-        let current_player = unsafe { PyArray1::<i32>::new(py, n, false) };
-        let rewards = unsafe { PyArray2::<f32>::new(py, [n, self.seats], false) };
-        let terminated = unsafe { PyArray1::<bool>::new(py, n, false) };
-        let episode = unsafe { PyArray1::<i64>::new(py, n, false) };
+        let observation = match self.observe {
+            Observe::Nothing => None,
+            _ => Some(unsafe { uninit::<f32, IxDyn>(py, &dims)? }),
+        };
+        let legal_mask = unsafe { uninit::<bool, Ix2>(py, &[n, self.actions])? };
+        let current_player = unsafe { uninit::<i32, Ix1>(py, &[n])? };
+        let rewards = unsafe { uninit::<f32, Ix2>(py, &[n, self.seats])? };
+        let terminated = unsafe { uninit::<bool, Ix1>(py, &[n])? };
+        let episode = unsafe { uninit::<i64, Ix1>(py, &[n])? };
         // SAFETY: the arrays were just created, are contiguous, and nothing else refers to them
         // until they are returned.
         let out = unsafe {

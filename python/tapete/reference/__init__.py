@@ -34,7 +34,7 @@ def list_games() -> list[str]:
     return list(_GAMES)
 
 
-def load_game(name: str, **config: Any) -> Any:
+def load_game(name: str, /, **config: Any) -> Any:
     """A game by registry name; ``ConfigError`` for an unknown game or a bad config.
 
     ``explicit_chance=True`` gives states whose random events are chance nodes (``CHANCE`` to
