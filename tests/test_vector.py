@@ -257,8 +257,10 @@ def test_bad_arguments():
         env.step([True, False])
     with pytest.raises(TypeError, match="integers"):
         env.step(["a", "b"])
-    with pytest.raises(tapete.IllegalActionError):
+    with pytest.raises(tapete.IllegalActionError, match=f"env 0: action {2**64 - 1} "):
         env.step(np.array([2**64 - 1, 2**64 - 1], np.uint64))
+    with pytest.raises(tapete.IllegalActionError, match=f"env 1: action {2**63} "):
+        env.step(np.array([env.random_actions(0)[0], 2**63], np.uint64))
     with pytest.raises(IndexError):
         env.state(2)
     with pytest.raises(IndexError):

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from tapete import _core
 from tapete._core import Game, State, load_game
-from tapete.errors import ConfigError
+from tapete.errors import ConfigError, IllegalActionError
 
 __all__ = ["Batch", "VectorEnv"]
 
@@ -96,9 +96,17 @@ class VectorEnv:
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        if a.dtype == np.uint64 and (a > np.iinfo(np.int64).max).any():
-            a = np.minimum(a, np.iinfo(np.int64).max)  # out of range either way: reported so
-        return Batch(*self._env.step(np.ascontiguousarray(a, dtype=np.int64)))
+        top = np.iinfo(np.int64).max
+        if a.dtype != np.uint64 or not (a > top).any():
+            return Batch(*self._env.step(np.ascontiguousarray(a, dtype=np.int64)))
+        # Beyond int64: out of range either way, stepped as int64's largest, and the message
+        # of such an env's action given back its own value.
+        try:
+            return Batch(*self._env.step(np.minimum(a, top).astype(np.int64)))
+        except IllegalActionError as error:
+            env = int(str(error).split(":", 1)[0].removeprefix("env "))
+            message = str(error).replace(f"action {top} ", f"action {a[env]} ", 1)
+            raise IllegalActionError(message) from None
 
     def random_actions(self, seed: int) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per env (-1 where its game is over), env ``i``
