@@ -196,6 +196,9 @@ def test_arena_bad_arguments(tmp_path):
             with pytest.raises(tapete.ConfigError, match=f"games must be an int 0..={most}"):
                 tapete.arena("cicera", bots, games, **extra)
     assert not (tmp_path / "never.jsonl").exists()
+    for seed in (-1, 2**64, 1.5):
+        with pytest.raises(tapete.ConfigError, match="seed"):
+            tapete.arena("cicera", [Lowest()] * 4, 1, seed=seed)
 
 
 def test_arena_results_are_strict_json():

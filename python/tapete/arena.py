@@ -249,7 +249,7 @@ def _python_arena(
     n = game.num_players()
     if len(bots) != n:
         raise ConfigError(f"{game.name} needs one bot per seat: {n} bots, got {len(bots)}")
-    # a call    _core.bot_seed(seed, 0, 0, 0)  # checks the seed like the native arena
+    _core.bot_seed(seed, 0, 0, 0)  # checks the seed like the native arena
     rotations = n if duplicate else 1
     values = np.zeros((deals, n))
     lengths: list[int] = []
