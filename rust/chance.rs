@@ -122,6 +122,42 @@ impl<G: Game> Tracked<G> {
         state
     }
 
+    /// Outcome ids run below this: a card kind of the pack, or a seat as the first dealer.
+    pub(crate) fn max_outcomes(config: &G::Config) -> usize {
+        G::PACK.kinds().max(G::num_players(config))
+    }
+
+    /// At a chance node, why `id` is none of its outcomes now (`None`: it is one); `None`
+    /// at a decision.
+    pub(crate) fn illegal_outcome(&self, id: usize) -> Option<String> {
+        match self.chance.as_ref()?.node {
+            Node::Ready => None,
+            Node::Dealer => {
+                let n = G::num_players(&self.config);
+                (id >= n).then(|| {
+                    format!(
+                        "{id} is not a first dealer: this chance node draws a seat 0..{}",
+                        n - 1
+                    )
+                })
+            }
+            Node::Deal { .. } => {
+                let outcomes = self.chance_outcomes();
+                (!outcomes.iter().any(|&(c, _)| c == id)).then(|| {
+                    format!(
+                        "{} is not a possible chance outcome now; the next card may be: {}",
+                        self.outcome_name(id),
+                        outcomes
+                            .iter()
+                            .map(|&(c, _)| G::PACK.name_of(c as u8))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                })
+            }
+        }
+    }
+
     /// Applies a decision or a chance outcome (id) of the explicit mode; an illegal one
     /// changes nothing.
     pub(crate) fn apply_explicit(&mut self, id: usize) -> Result<()> {
@@ -131,40 +167,21 @@ impl<G: Game> Tracked<G> {
             // (The first move's reward counts what the state held before it.)
             self.returns_into(&mut before);
         }
+        if let Some(why) = self.illegal_outcome(id) {
+            return Err(crate::Error::IllegalAction(why));
+        }
         let mv = match node {
             Node::Ready => {
                 let action = action_of::<G>(id)?;
                 self.check(action)?;
                 Move::Action(action)
             }
-            Node::Dealer => {
-                let n = G::num_players(&self.config);
-                if id >= n {
-                    return Err(illegal_err!(
-                        "{id} is not a first dealer: this chance node draws a seat 0..{}",
-                        n - 1
-                    ));
-                }
-                Move::Dealer(id as u8)
-            }
-            Node::Deal { deal, pos, .. } => {
-                if !self.chance_outcomes().iter().any(|&(c, _)| c == id) {
-                    return Err(illegal_err!(
-                        "{} is not a possible chance outcome now; the next card may be: {}",
-                        self.outcome_name(id),
-                        self.chance_outcomes()
-                            .iter()
-                            .map(|&(c, _)| G::PACK.name_of(c as u8))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    ));
-                }
-                Move::Card {
-                    deal: deal as u32,
-                    pos: pos as u8,
-                    card: id as u8,
-                }
-            }
+            Node::Dealer => Move::Dealer(id as u8),
+            Node::Deal { deal, pos, .. } => Move::Card {
+                deal: deal as u32,
+                pos: pos as u8,
+                card: id as u8,
+            },
         };
         self.returns_before = before;
         self.play(mv);

@@ -1224,7 +1224,7 @@ impl<G: Game> DynGame for GameOf<G> {
         self.explicit
     }
     fn max_chance_outcomes(&self) -> usize {
-        G::PACK.kinds().max(G::num_players(&self.config))
+        Tracked::<G>::max_outcomes(&self.config)
     }
     fn new_state(&self, seed: u64, decks: &[Vec<String>]) -> Result<Box<dyn DynState>> {
         let decks = decks
@@ -1373,6 +1373,16 @@ impl<G: Game> DynState for Tracked<G> {
         Tracked::apply(self, action_of::<G>(action)?)
     }
     fn explain_illegal(&self, action: usize) -> Result<Option<String>> {
+        if self.is_chance_node() {
+            // The rules state is not the position here (it may even hold a seeded deal). An
+            // id beyond every outcome is no id, as beyond every action at a decision.
+            return match self.illegal_outcome(action) {
+                Some(why) if action >= Self::max_outcomes(&self.config) => {
+                    Err(crate::Error::IllegalAction(why))
+                }
+                why => Ok(why),
+            };
+        }
         Ok(self.state.explain_illegal(action_of::<G>(action)?))
     }
     fn action_to_string(&self, action: usize) -> Result<String> {

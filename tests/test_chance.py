@@ -224,6 +224,38 @@ def test_illegal_outcomes_are_refused_and_change_nothing():
             state.action_to_string(1000)
 
 
+@pytest.mark.parametrize("impl", ["engine", "reference"])
+def test_explain_illegal_at_chance_nodes(impl):
+    """At a chance node explain_illegal is about its outcomes (None for each, else what
+    apply_action says), whatever the seed: never the rules state's seeded hands."""
+    load = _core.load_game if impl == "engine" else tapete.reference.load_game
+    for name in GAMES:
+        rng = random.Random(5)
+        game = load(name, explicit_chance=True)
+        states = [game.new_initial_state(s) for s in (3, 4)]
+        while states[0].is_chance_node():  # the first dealer and the first deal
+            state = states[0]
+            outcomes = {o for o, _ in state.chance_outcomes()}
+            for a in (game.max_chance_outcomes(), 1000):  # no outcome id: an error
+                with pytest.raises(IllegalActionError):
+                    state.explain_illegal(a)
+            for a in range(game.max_chance_outcomes()):
+                why = [s.explain_illegal(a) for s in states]
+                assert why[0] == why[1], (name, a)  # nothing of the seed shows
+                if a in outcomes:
+                    assert why[0] is None
+                else:
+                    with pytest.raises(IllegalActionError) as error:
+                        state.apply_action(a)
+                    assert str(error.value) == why[0]
+            a = draw(state, rng)
+            for s in states:
+                s.apply_action(a)
+        # At the first decision both seeds hold the same dealt cards: the same answers.
+        for a in range(game.num_distinct_actions()):
+            assert states[0].explain_illegal(a) == states[1].explain_illegal(a)
+
+
 def test_round_trips_at_chance_nodes():
     for name in GAMES:
         game = explicit(name)

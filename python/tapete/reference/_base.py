@@ -655,7 +655,12 @@ class ReferenceState:
         when it is legal; an action that is no id at all is an IllegalActionError, as in the
         engine."""
         a = as_int(action)
-        if a is None or not 0 <= a < self._game.num_distinct_actions():
+        ids = (
+            self._game.max_chance_outcomes()
+            if self._chance is not None
+            else self._game.num_distinct_actions()
+        )
+        if a is None or not 0 <= a < ids:
             self._check_action(action)  # raises
         try:
             self._check_action(action)
