@@ -152,6 +152,9 @@ def test_play_whole_game_with_mistakes(
     assert "Your moves:" in out and "Trumps" in out and "pool" in out
     assert re.search(r"Seat [123] plays (10|[2-9AJQK])[CDHS]", out)  # bot moves are shown
     assert "Game over" in out
+    # The seed decides every hand: named once the game is over, not before.
+    before, after = out.split("Game over", 1)
+    assert "seed 3" not in before.lower() and "Seed 3: --seed 3" in after
     match = re.search(r"Returns: (\[.*\]); yours: ([+-]\d+)", out)
     assert match is not None
     returns = json.loads(match.group(1))
@@ -268,6 +271,13 @@ def test_play_generic_fallback(
         (["selfplay", "cicera", "--games", "3", "--players", "3"], "--players does not apply"),
         (["play", "cicera", "game_mode=forever"], "forever"),
         (["games", "extra"], "unrecognized arguments"),
+        (["play", "cicera", "explicit_chance=true"], "seeded games"),
+        (["watch", "spoil_five", "explicit_chance=true"], "seeded games"),
+        # Numbers too large for anything are refused before they are built.
+        (["selfplay", "cau_robat", "--games", "1e5000"], "too large"),
+        (["selfplay", "cau_robat", "--games", "1e10000000"], "too large"),
+        (["selfplay", "cau_robat", "--games", "2", "players=1e10000000"], "not finite"),
+        (["selfplay", "cau_robat", "--games", "2", "--seed", "9" * 5000], "seed must lie"),
         ([], "required"),
     ],
 )

@@ -7,6 +7,7 @@ import fcntl
 import io
 import json
 import os
+import random
 import re
 import select
 import struct
@@ -153,6 +154,42 @@ def test_replay_from_a_pipe(
     assert moves == ["0", "1", "2", "1", "36"]
     assert out.count("Enter/→ next") == 6  # one per screen, and once for the unknown command
     assert "Game over. Returns" in out
+
+
+@pytest.mark.parametrize("name", ["spoil_five", "cicera", "cau_robat", "cuajo"])
+def test_replay_of_an_explicit_chance_record(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record of a game with explicit chance nodes replays as a seat saw it: its chance
+    moves are not positions of their own (the cards dealt are seen once the deal is over);
+    with every card shown they are, each told as chance's."""
+    config = {"hands_per_match": 1} if name == "cuajo" else {}
+    state = tapete.load_game(name, explicit_chance=True, **config).new_initial_state(seed=2)
+    rng = random.Random(2)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            ids, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(ids, weights)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    path = tmp_path / "chance.jsonl"
+    records.write(path, state)
+    code, out, err = run(capsys, "replay", str(path), "--seat", "1", stdin="n\n" * 40 + "end\nq\n",
+                         monkeypatch=monkeypatch)  # fmt: skip
+    assert code == 0, err
+    assert "Game over. Returns" in out
+    replayed = tapete.load_game(name, explicit_chance=True, **config).new_initial_state(seed=2)
+    decisions = []
+    for k, action in enumerate(state.history()):
+        if not replayed.is_chance_node():
+            decisions.append(k)
+        replayed.apply_action(action)
+    decisions.append(len(state.history()))
+    shown = [int(k) for k in re.findall(r"· move (\d+) of \d+ · as seat 1", out)]
+    assert shown[:41] == decisions[:41] and shown[-1] == decisions[-1]
+    code, out, err = run(capsys, "replay", str(path), stdin="\nend\nq\n", monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert "Move 1: chance: dealer" in out and "Game over. Returns" in out
 
 
 # ---- tapete replay through a real terminal --------------------------------------------------

@@ -107,6 +107,9 @@ def ui_for(name: str) -> GameUI:
 # Options and games
 
 
+#: Digits beyond which a number typed is too large for anything (and is not built exactly).
+MAX_DIGITS = 100
+
 # Python's spellings, as a person used to Python types them (any case for the booleans).
 PYTHON_WORDS: dict[str, Any] = {"true": True, "false": False}
 
@@ -126,7 +129,10 @@ def _option_value(text: str) -> Any:
 
     def whole(v: Any) -> Any:
         if isinstance(v, Decimal):
-            return int(v) if v == v.to_integral_value() else float(v)
+            # (Beyond a hundred digits no option is in range: a float, so that 1e9999999
+            # does not build a number of ten million digits first.)
+            exact = v.is_finite() and v.adjusted() <= MAX_DIGITS
+            return int(v) if exact and v == v.to_integral_value() else float(v)
         if isinstance(v, list):
             return [whole(x) for x in v]
         if isinstance(v, dict):
@@ -417,6 +423,11 @@ def seated_game(args: argparse.Namespace) -> tuple[Game, int, int, State]:
         raise CliError(
             f"seat {seat} is out of range: {game.name} with {n} players has seats 0 to {n - 1}"
         )
+    if game.config().get("explicit_chance"):
+        raise CliError(
+            f"{args.command} deals seeded games: leave out explicit_chance (the seed deals "
+            "the same cards)"
+        )
     seed: int = fresh_seed() if args.seed is None else args.seed
     return game, seat, seed, new_state(game, seed)
 
@@ -439,8 +450,9 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     intro.append(
         f": you are seat {seat}, against {n - 1} bot{'s' if n > 2 else ''} ({', '.join(names)})"
     )
+    # The seed decides every hand: said when the game is over, not before.
     intro.append(
-        f" (seed {seed}). Type a move's {ui.key_name} or its text, 'help', or 'quit'.",
+        f". Type a move's {ui.key_name} or its text, 'help', or 'quit'.",
         style="dim",
     )
     console.print(intro)
@@ -528,6 +540,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
 
     ui.draw(console, game, state, seat)
     print_game_over(console, game, state, seat)
+    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
     if args.out:
         records_cli.save_played(console, args.out, state, seat_names)
     return 0
@@ -991,9 +1004,13 @@ def _positive(text: str) -> int:
         number = Decimal(text.strip())
         if not number.is_finite() or number != number.to_integral_value():
             raise ValueError(text)
+        if number.adjusted() > MAX_DIGITS:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is too large a count")
         value = int(number)
     except (ValueError, ArithmeticError):
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {text[:40]!r}"
+        ) from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
@@ -1001,10 +1018,12 @@ def _positive(text: str) -> int:
 
 def _seed(text: str) -> int:
     """A seed: an integer in 0 … 2^64-1."""
+    if len(text) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"a seed must lie in 0 … 2^64-1, got {text[:40]!r}…")
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text[:40]!r}") from None
     if not 0 <= value < MAX_SEED:
         raise argparse.ArgumentTypeError(f"a seed must lie in 0 … 2^64-1, got {value}")
     return value

@@ -25,7 +25,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tapete import Game, ParseError, State
+from tapete import CHANCE, Game, ParseError, State
 from tapete import records as _records
 from tapete.arena import native_records
 from tapete.cli._ui import CliError, Move
@@ -333,6 +333,12 @@ class _Replay:
             self.actions.append(action)
             state.apply_action(action)
             self.states.append(state)
+        # The positions shown: every one with every card shown; for a seat, none at a chance
+        # node (explicit chance records: the cards being dealt are seen when the deal is
+        # over, as in a seeded game).
+        self.shown = [
+            k for k, state in enumerate(self.states) if seat is None or not state.is_chance_node()
+        ] or [0]
 
     def show(self, k: int) -> None:
         console, game, ui, seat = self.console, self.game, self.ui, self.seat
@@ -341,7 +347,7 @@ class _Replay:
             console.clear()
         who = "everything shown" if seat is None else f"as seat {seat} saw it"
         console.rule(Text(f"{ui.title} · {self.label} · move {k} of {total} · {who}"))
-        if k == 0:
+        if k == self.shown[0]:
             bots = self.rec.get("bots")
             players = (
                 ", ".join(f"seat {s}: {name}" for s, name in enumerate(bots))
@@ -352,11 +358,15 @@ class _Replay:
             seed = f"seed {self.rec['seed']} · " if seat is None else ""
             console.print(Text(f"{seed}{players}", style="dim"))
         else:
-            before, after = self.states[k - 1], self.states[k]
-            actor, action = self.actors[k - 1], self.actions[k - 1]
+            # The move from the position shown before (a seat's: its decision, the cards
+            # then dealt included in what follows it).
+            a = self.shown[self.shown.index(k) - 1]
+            before, after = self.states[a], self.states[k]
+            actor, action = self.actors[a], self.actions[a]
             text = before.action_to_string(action)
             if seat is None:
-                console.print(Text(f"Move {k}: seat {actor}: {text}", style="bold"))
+                who = "chance" if actor == CHANCE else f"seat {actor}"
+                console.print(Text(f"Move {k}: {who}: {text}", style="bold"))
             else:
                 ui.narrate(console, Move(game, before, after, actor, action, text, seat))
         state = self.states[k]
@@ -364,7 +374,7 @@ class _Replay:
             console.print(Text(str(state)))
         else:
             ui.draw(console, game, state, seat)
-        if k == total:
+        if k == self.shown[-1]:
             returns = ", ".join(f"seat {s}: {r:+g}" for s, r in enumerate(state.returns()))
             unit = f" {ui.unit}" if ui.unit else ""
             over = "Game over" if state.is_terminal() else "End of the record (unfinished game)"
@@ -372,21 +382,21 @@ class _Replay:
         console.print(Text(KEYS_HELP, style="dim"))
 
     def run(self) -> None:
-        k, last = 0, len(self.actions)
+        i, last = 0, len(self.shown) - 1  # index in the positions shown
         with _Keys() as keys:
-            self.show(k)
+            self.show(self.shown[i])
             while True:
                 command = keys.next()
                 if command == "quit":
                     return
                 target = {
-                    "next": min(last, k + 1),
-                    "back": max(0, k - 1),
+                    "next": min(last, i + 1),
+                    "back": max(0, i - 1),
                     "start": 0,
                     "end": last,
-                }.get(command, k)
-                if target != k:
-                    k = target
-                    self.show(k)
+                }.get(command, i)
+                if target != i:
+                    i = target
+                    self.show(self.shown[i])
                 elif command == "other":
                     self.console.print(Text(KEYS_HELP, style="dim"))
