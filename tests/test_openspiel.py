@@ -325,6 +325,18 @@ def test_clone_serialize_and_copy_are_independent():
     assert unpickled.history() == state.history()
 
 
+def test_a_state_of_another_game_or_config_is_refused():
+    game = short("cau_robat")
+    for other in (short("cicera"), pyspiel.load_game("tapete_cau_robat(players=5)")):
+        state = other.new_initial_state()
+        state.apply_action(state.legal_actions()[0])
+        with pytest.raises(tapete.ParseError, match="not one of this game"):
+            game.deserialize_state(state.serialize())
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    assert game.deserialize_state(state.serialize()).tapete_state == state.tapete_state
+
+
 def test_observers():
     from open_spiel.python.observation import make_observation
 

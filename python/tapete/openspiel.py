@@ -28,7 +28,7 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess tes
     ) from error
 
 from tapete._core import Game, State, list_games, load_game
-from tapete.errors import ConfigError
+from tapete.errors import ConfigError, ParseError
 
 __all__ = ["PREFIX", "UNSET", "Observer", "TapeteGame", "TapeteState", "register"]
 
@@ -182,6 +182,19 @@ class TapeteGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> TapeteState:
         """The initial state (a chance node when the deal or the first dealer is random)."""
         return TapeteState(self)
+
+    def deserialize_state(self, data: str) -> TapeteState:
+        """pyspiel's own reading of ``data`` (what ``state.serialize()`` wrote), refusing a
+        state of another tapete game or config (pyspiel would take it as it is)."""
+        state: TapeteState = super().deserialize_state(data)
+        inner = getattr(state, "tapete_state", None)
+        if not isinstance(inner, State) or inner.get_game() != self.tapete_game:
+            what = inner.get_game() if isinstance(inner, State) else type(inner).__name__
+            raise ParseError(
+                f"the serialized state is not one of this game ({str(self)!r:.120}): it holds "
+                f"one of {what!r:.120}"
+            )
+        return state
 
     def max_chance_nodes_in_history(self) -> int:
         """Not known: the engine gives no bound on the chance nodes of a game (pyspiel's own
