@@ -486,6 +486,33 @@ def test_bad_arguments(cluster: str, capsys: pytest.CaptureFixture[str]) -> None
     assert "key=value options go before --ray" in capsys.readouterr().err
 
 
+def test_arguments_are_checked_before_connecting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the cluster would find out late (or never) is a ConfigError before connecting."""
+
+    def no_cluster(address: str | None = None) -> None:
+        raise AssertionError("connected before the arguments were checked")
+
+    monkeypatch.setattr(td, "connect", no_cluster)
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"games": 10**30}, "must lie in 0"),
+        ({"games": 2**64, "seed": 1}, "must lie in 0"),
+        ({"records": tmp_path / "no" / "x.jsonl"}, "no such directory"),
+        ({"records": tmp_path}, "is a directory"),
+        ({"records": 5}, "records must be"),
+        ({"records": ""}, "records must be"),
+        ({"progress": "yes"}, "progress must be"),
+    ]
+    for change, message in cases:
+        kwargs: dict[str, Any] = {"games": 4, **CAU, **change}
+        with pytest.raises(ConfigError, match=message):
+            td.arena("cau_robat", BOTS, **kwargs)
+        with pytest.raises(ConfigError, match=message):
+            td.selfplay("cau_robat", **kwargs)
+    assert list(tmp_path.iterdir()) == []  # no file made
+
+
 def test_import_tapete_does_not_import_ray() -> None:
     code = "import sys, tapete, tapete.cli; print([m for m in sys.modules if m.startswith('ray')])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

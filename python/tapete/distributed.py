@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import pathlib
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -350,11 +351,39 @@ def _append(path: Path, recs: list[dict[str, Any]]) -> None:
         raise
 
 
-def _check_counts(games: object, chunk: object) -> None:
+def _check_run_arguments(
+    games: object, seed: int, chunk: object, records: object, progress: object
+) -> None:
+    """What the cluster would find out late: checked before connecting."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
+    if games > 2**64 - seed:
+        raise ConfigError(
+            f"seed {seed} with {games!r:.40} games: the deals' seeds seed … seed+games-1 must "
+            "lie in 0 … 2^64-1"
+        )
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
         raise ConfigError(f"chunk must be an int >= 1 (deals per task) or None, got {chunk!r:.40}")
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise ConfigError(
+            f"progress must be True, False, None or a function of the deals done, got "
+            f"{progress!r:.40}"
+        )
+    if records is not None:
+        if not isinstance(records, str | os.PathLike) or not str(records):
+            raise ConfigError(f"records must be a file path or None, got {records!r:.60}")
+        path = pathlib.Path(records)
+        why = (
+            "it is a directory"
+            if path.is_dir()
+            else "no such directory"
+            if not path.parent.is_dir()
+            else "permission denied"
+            if not os.access(path if path.exists() else path.parent, os.W_OK)
+            else None
+        )
+        if why is not None:
+            raise ConfigError(f"cannot write records to {str(records)!r:.200}: {why}")
 
 
 def _show_progress(progress: bool | None, label: str, total: int) -> Any:
@@ -383,7 +412,7 @@ def _execute(
     chunk: int | None,
     progress: bool | Progress | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], bool]:
-    _check_counts(games, chunk)
+    _check_run_arguments(games, seed, chunk, records, progress)
     if games == 0:
         return np.zeros((0, len(specs))), np.zeros(0, dtype=np.uint64), False
     connect(address)
