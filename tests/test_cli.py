@@ -164,6 +164,16 @@ def test_play_whole_game_with_mistakes(
     assert code == 0 and again == out
 
 
+def test_piped_input_is_echoed_without_control_characters(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = "abc\x1b[2J\x1b]0;title\x07"
+    code, out, _ = run_play("spoil_five", monkeypatch, capsys, [line, "quit"], "--seed", "1")
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "abc\\x1b[2J" in out  # shown escaped
+
+
 def test_play_action_text_and_bare_card(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -272,6 +282,7 @@ def test_play_generic_fallback(
         (["play", "cicera", "game_mode=forever"], "forever"),
         (["games", "extra"], "unrecognized arguments"),
         (["play", "cicera", "explicit_chance=true"], "seeded games"),
+        (["selfplay", "spoil_five", "--games", "3", "--out", ""], "empty"),
         (["watch", "spoil_five", "explicit_chance=true"], "seeded games"),
         # Numbers too large for anything are refused before they are built.
         (["selfplay", "cau_robat", "--games", "1e5000"], "too large"),

@@ -156,6 +156,21 @@ def test_replay_from_a_pipe(
     assert "Game over. Returns" in out
 
 
+def test_a_failing_run_makes_no_records_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "never.jsonl"
+    for args in (
+        ["selfplay", "cau_robat", "--games", "3", "explicit_chance=true"],
+        ["arena", "cau_robat", "--bots", "random", "--games", "3", "players=9"],
+        ["play", "cicera", "explicit_chance=true"],
+    ):
+        assert main([*args, "--out", str(path)]) == 2
+        assert not path.exists()
+    assert main(["selfplay", "cau_robat", "--games", "3", "--out", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["spoil_five", "cicera", "cau_robat", "cuajo"])
 def test_replay_of_an_explicit_chance_record(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

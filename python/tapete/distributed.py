@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import pathlib
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ except ImportError as error:
     ) from error
 
 from tapete import _core
+from tapete import records as _records
 from tapete._core import Game
 from tapete.arena import ArenaResult
 from tapete.bots import Bot
@@ -357,11 +357,8 @@ def _check_run_arguments(
     """What the cluster would find out late: checked before connecting."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
-    if games > 2**64 - seed:
-        raise ConfigError(
-            f"seed {seed} with {games!r:.40} games: the deals' seeds seed … seed+games-1 must "
-            "lie in 0 … 2^64-1"
-        )
+    if games > 2**64:
+        raise ConfigError(f"games must be at most 2**64 (one deal a seed), got {games!r:.40}")
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
         raise ConfigError(f"chunk must be an int >= 1 (deals per task) or None, got {chunk!r:.40}")
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
@@ -372,16 +369,7 @@ def _check_run_arguments(
     if records is not None:
         if not isinstance(records, str | os.PathLike) or not str(records):
             raise ConfigError(f"records must be a file path or None, got {records!r:.60}")
-        path = pathlib.Path(records)
-        why = (
-            "it is a directory"
-            if path.is_dir()
-            else "no such directory"
-            if not path.parent.is_dir()
-            else "permission denied"
-            if not os.access(path if path.exists() else path.parent, os.W_OK)
-            else None
-        )
+        why = _records.unwritable(records)
         if why is not None:
             raise ConfigError(f"cannot write records to {str(records)!r:.200}: {why}")
 

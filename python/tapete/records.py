@@ -394,6 +394,20 @@ def _is_state(item: object) -> bool:
     return not isinstance(item, Mapping) and hasattr(item, "serialize")
 
 
+def unwritable(path: Path) -> str | None:
+    """Why records could not be appended to ``path`` (a directory, no such directory, no
+    permission), or ``None``; makes no file, so that a run can check its file first."""
+    target = os.fspath(path)
+    parent = os.path.dirname(os.path.abspath(target))
+    if os.path.isdir(target):
+        return "it is a directory"
+    if not os.path.isdir(parent):
+        return "no such directory"
+    if not os.access(target if os.path.exists(target) else parent, os.W_OK):
+        return "permission denied"
+    return None
+
+
 def write(path: Path, states_or_records: Any) -> int:
     """Appends records to the JSON Lines file ``path`` (gzip when it ends in ``.gz``; a new
     gzip member per call, which readers see as one stream) and gives how many were written.

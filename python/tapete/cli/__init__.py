@@ -279,7 +279,10 @@ def _read_line(console: Console, prompt: Text) -> str | None:
         console.print()
         return None
     if not sys.stdin.isatty():
-        console.print(Text(line), highlight=False)  # echo piped input so transcripts read well
+        # Echo piped input so transcripts read well, control characters escaped (an escape
+        # sequence in the input must not drive the terminal).
+        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
+        console.print(Text(shown), highlight=False)
     return line
 
 

@@ -52,18 +52,23 @@ def add_out_argument(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--out",
         metavar="FILE",
+        type=_out_path,
         help=f"append {what} to FILE as game records (JSON Lines; gzip when FILE ends in "
         ".gz; see 'tapete replay')",
     )
 
 
+def _out_path(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file name, got an empty one")
+    return text
+
+
 def open_for_records(path: str) -> None:
-    """Fails early (a `CliError`) when ``path`` cannot be appended to."""
-    try:
-        with open(path, "ab"):
-            pass
-    except OSError as error:
-        raise CliError(f"cannot write records to {path}: {error.strerror or error}") from None
+    """Fails early (a `CliError`) when ``path`` cannot be appended to; makes no file."""
+    why = _records.unwritable(path)
+    if why is not None:
+        raise CliError(f"cannot write records to {path}: {why}")
 
 
 def _write(path: str, items: Any) -> int:
