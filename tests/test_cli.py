@@ -283,6 +283,7 @@ def test_play_generic_fallback(
         (["games", "extra"], "unrecognized arguments"),
         (["play", "cicera", "explicit_chance=true"], "seeded games"),
         (["selfplay", "spoil_five", "--games", "3", "--out", ""], "empty"),
+        (["play", "spoil_five", "--", "--seed=5"], "a flag goes before"),
         (["watch", "spoil_five", "explicit_chance=true"], "seeded games"),
         # Numbers too large for anything are refused before they are built.
         (["selfplay", "cau_robat", "--games", "1e5000"], "too large"),

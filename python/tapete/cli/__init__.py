@@ -148,6 +148,11 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
     config: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
+        if key.startswith("-"):
+            raise CliError(
+                f"bad option {item[:40]!r}: a flag goes before the game's key=value options "
+                "and before '--'"
+            )
         key = key.strip().replace("-", "_")
         if not sep or not key.isidentifier():
             raise CliError(f"bad option {item!r}: expected key=value, e.g. jinking=false")
