@@ -205,6 +205,14 @@ def test_replay_of_an_explicit_chance_record(
     code, out, err = run(capsys, "replay", str(path), stdin="\nend\nq\n", monkeypatch=monkeypatch)
     assert code == 0, err
     assert "Move 1: chance: dealer" in out and "Game over. Returns" in out
+    # A record cut inside its first deal: nothing for a seat to see yet.
+    start = tapete.load_game(name, explicit_chance=True, **config).new_initial_state(seed=2)
+    for action in state.history()[:3]:
+        start.apply_action(action)
+    cut = tmp_path / "cut.jsonl"
+    records.write(cut, start)
+    assert main(["replay", str(cut), "--seat", "1"]) == 2
+    assert "ends before its first deal is over" in capsys.readouterr().err
 
 
 # ---- tapete replay through a real terminal --------------------------------------------------

@@ -343,7 +343,12 @@ class _Replay:
         # over, as in a seeded game).
         self.shown = [
             k for k, state in enumerate(self.states) if seat is None or not state.is_chance_node()
-        ] or [0]
+        ]
+        if not self.shown:
+            raise CliError(
+                f"{self.label} ends before its first deal is over: seat {seat} has seen "
+                "nothing yet (replay it without --seat)"
+            )
 
     def show(self, k: int) -> None:
         console, game, ui, seat = self.console, self.game, self.ui, self.seat
