@@ -392,6 +392,15 @@ def test_watch_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "seat 4 is out of range" in out
 
 
+def test_watch_says_the_seed_only_when_the_game_is_over(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = run(["watch", "cau_robat", "--seed", "2", "--delay", "0", "--no-pause"], capsys)
+    assert code == 0
+    before, after = out.split("Game over", 1)
+    assert "seed 2" not in before.lower() and "Seed 2: --seed 2" in after
+
+
 def test_play_shows_reasons_from_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
     state = tapete.load_game("cau_robat").new_initial_state(6)
     bots = PlayBots(state, 6)

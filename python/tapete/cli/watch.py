@@ -91,7 +91,8 @@ def cmd_watch(
         f"{s}: {spec}" for s, spec in enumerate(specs * n if len(specs) == 1 else specs)
     )
     intro.append(f": {n} bots play ({who}); you watch over the shoulder of seat {seat}")
-    intro.append(f' ("you" below, whose cards you see; seed {seed}). Ctrl-C stops.', style="dim")
+    # The seed decides every hand: said when the game is over, as in play.
+    intro.append(' ("you" below, whose cards you see). Ctrl-C stops.', style="dim")
     console.print(intro)
     pause = not args.no_pause and sys.stdin.isatty()
     ui.draw(console, game, state, seat)
@@ -118,4 +119,5 @@ def cmd_watch(
             return 0
     ui.draw(console, game, state, seat)
     print_game_over(console, game, state, seat)
+    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
     return 0
