@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from test_records import play_out
 
 import tapete
 from tapete import records
@@ -180,13 +181,7 @@ def test_replay_of_an_explicit_chance_record(
     with every card shown they are, each told as chance's."""
     config = {"hands_per_match": 1} if name == "cuajo" else {}
     state = tapete.load_game(name, explicit_chance=True, **config).new_initial_state(seed=2)
-    rng = random.Random(2)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            ids, weights = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(rng.choices(ids, weights)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    play_out(state, random.Random(2))
     path = tmp_path / "chance.jsonl"
     records.write(path, state)
     code, out, err = run(capsys, "replay", str(path), "--seat", "1", stdin="n\n" * 40 + "end\nq\n",

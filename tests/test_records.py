@@ -33,6 +33,17 @@ def played(impl: Any, name: str, seed: int, moves: int | None = None, **config: 
     return state
 
 
+def play_out(state: Any, rng: random.Random) -> None:
+    """Plays ``state`` to the end: chance outcomes by their probabilities, decisions at
+    random."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(outcomes, weights)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
 def valid(rec: dict[str, Any]) -> dict[str, Any]:
     VALIDATOR.validate(rec)
     return rec
@@ -101,13 +112,7 @@ def test_explicit_chance_round_trip(tmp_path: Path, impl: str, name: str) -> Non
         .load_game(name, explicit_chance=True, **EXPLICIT[name])
         .new_initial_state(seed=5)
     )
-    rng = random.Random(5)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(rng.choices(outcomes, weights)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    play_out(state, random.Random(5))
     rec = valid(records.record(state))
     assert rec["config"]["explicit_chance"] is True and "decks" not in rec
     assert rec["actions"][0].startswith("dealer ")  # the random first dealer, then the cards

@@ -351,9 +351,7 @@ def _append(path: Path, recs: list[dict[str, Any]]) -> None:
         raise
 
 
-def _check_run_arguments(
-    games: object, seed: int, chunk: object, records: object, progress: object
-) -> None:
+def _check_run_arguments(games: object, chunk: object, records: object, progress: object) -> None:
     """What the cluster would find out late: checked before connecting."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
@@ -400,7 +398,7 @@ def _execute(
     chunk: int | None,
     progress: bool | Progress | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], bool]:
-    _check_run_arguments(games, seed, chunk, records, progress)
+    _check_run_arguments(games, chunk, records, progress)
     if games == 0:
         return np.zeros((0, len(specs))), np.zeros(0, dtype=np.uint64), False
     connect(address)

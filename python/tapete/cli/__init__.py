@@ -458,7 +458,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     intro.append(
         f": you are seat {seat}, against {n - 1} bot{'s' if n > 2 else ''} ({', '.join(names)})"
     )
-    # The seed decides every hand: said when the game is over, not before.
+    # The seed decides every hand: said when the game is over (print_game_over).
     intro.append(
         f". Type a move's {ui.key_name} or its text, 'help', or 'quit'.",
         style="dim",
@@ -547,8 +547,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
             return 0
 
     ui.draw(console, game, state, seat)
-    print_game_over(console, game, state, seat)
-    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
+    print_game_over(console, game, state, seat, seed)
     if args.out:
         records_cli.save_played(console, args.out, state, seat_names)
     return 0
@@ -567,9 +566,12 @@ def pause_between_deals(
     return line is not None and line.strip().lower() not in QUIT_WORDS
 
 
-def print_game_over(console: Console, game: Game, state: State, seat: int | None) -> None:
+def print_game_over(
+    console: Console, game: Game, state: State, seat: int | None, seed: int
+) -> None:
     """The final returns of a finished game, in the game's unit ("chips", "points", ...), with
-    ``seat`` marked as "you" (``None``: nobody, as in ``tapete watch``)."""
+    ``seat`` marked as "you" (``None``: nobody), then its ``seed``: said only now, as it
+    decides every hand."""
     ui = ui_for(game.name)
     unit = ui.unit_for(game.config())
     console.print()
@@ -587,6 +589,7 @@ def print_game_over(console: Console, game: Game, state: State, seat: int | None
     if seat is not None:
         text += f"; yours: {_signed(returns[seat])}"
     console.print(Text(text + (f" {unit}" if unit else ""), style="bold"))
+    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
 
 
 def _number(value: float) -> float | int:

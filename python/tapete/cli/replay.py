@@ -350,14 +350,16 @@ class _Replay:
                 "nothing yet (replay it without --seat)"
             )
 
-    def show(self, k: int) -> None:
+    def show(self, i: int) -> None:
+        """Shows the ``i``-th of the positions shown."""
         console, game, ui, seat = self.console, self.game, self.ui, self.seat
+        k = self.shown[i]
         total = len(self.actions)
         if console.is_terminal:
             console.clear()
         who = "everything shown" if seat is None else f"as seat {seat} saw it"
         console.rule(Text(f"{ui.title} · {self.label} · move {k} of {total} · {who}"))
-        if k == self.shown[0]:
+        if i == 0:
             bots = self.rec.get("bots")
             players = (
                 ", ".join(f"seat {s}: {name}" for s, name in enumerate(bots))
@@ -370,7 +372,7 @@ class _Replay:
         else:
             # The move from the position shown before (a seat's: its decision, the cards
             # then dealt included in what follows it).
-            a = self.shown[self.shown.index(k) - 1]
+            a = self.shown[i - 1]
             before, after = self.states[a], self.states[k]
             actor, action = self.actors[a], self.actions[a]
             text = before.action_to_string(action)
@@ -384,7 +386,7 @@ class _Replay:
             console.print(Text(str(state)))
         else:
             ui.draw(console, game, state, seat)
-        if k == self.shown[-1]:
+        if i == len(self.shown) - 1:
             returns = ", ".join(f"seat {s}: {r:+g}" for s, r in enumerate(state.returns()))
             unit = f" {ui.unit}" if ui.unit else ""
             over = "Game over" if state.is_terminal() else "End of the record (unfinished game)"
@@ -394,7 +396,7 @@ class _Replay:
     def run(self) -> None:
         i, last = 0, len(self.shown) - 1  # index in the positions shown
         with _Keys() as keys:
-            self.show(self.shown[i])
+            self.show(i)
             while True:
                 command = keys.next()
                 if command == "quit":
@@ -407,6 +409,6 @@ class _Replay:
                 }.get(command, i)
                 if target != i:
                     i = target
-                    self.show(self.shown[i])
+                    self.show(i)
                 elif command == "other":
                     self.console.print(Text(KEYS_HELP, style="dim"))

@@ -91,7 +91,7 @@ def cmd_watch(
         f"{s}: {spec}" for s, spec in enumerate(specs * n if len(specs) == 1 else specs)
     )
     intro.append(f": {n} bots play ({who}); you watch over the shoulder of seat {seat}")
-    # The seed decides every hand: said when the game is over, as in play.
+    # The seed decides every hand: said when the game is over (print_game_over).
     intro.append(' ("you" below, whose cards you see). Ctrl-C stops.', style="dim")
     console.print(intro)
     pause = not args.no_pause and sys.stdin.isatty()
@@ -118,6 +118,5 @@ def cmd_watch(
             console.print(Text("Bye: the game was left unfinished.", style="dim"))
             return 0
     ui.draw(console, game, state, seat)
-    print_game_over(console, game, state, seat)
-    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
+    print_game_over(console, game, state, seat, seed)
     return 0
