@@ -2,6 +2,7 @@
 
 import json
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -70,6 +71,47 @@ def test_root_parallel_ismcts_is_deterministic():
     a = [tapete.bots.make(spec, game, seed=9).choose(s) for s in positions]
     b = [tapete.bots.make(spec, game, seed=9).choose(s) for s in positions]
     assert a == b
+
+
+def test_a_bot_and_a_state_shared_between_threads():
+    # Two threads ask one search bot about one state while a third tries moves on that state:
+    # the searches take turns and work on a copy ("Already borrowed" before), so the third gets
+    # the engine's own answer, and the choices are those of the same bot asked alone.
+    game, positions = states("spoil_five", count=1)
+    s = positions[0]
+    spec = "ismcts:iterations=2000"
+    alone = tapete.bots.make(spec, game, seed=4)
+    expected = sorted(alone.choose(s) for _ in range(4))
+    bot = tapete.bots.make(spec, game, seed=4)
+    start, searched = threading.Barrier(3), threading.Semaphore(0)
+    chosen, errors = [], []
+
+    def search():
+        start.wait()
+        try:
+            chosen.extend(bot.choose(s) for _ in range(2))
+        except Exception as e:  # noqa: BLE001 - reported by the assertion below
+            errors.append(e)
+        searched.release()
+
+    def play():
+        start.wait()
+        done = 0
+        while done < 2:
+            try:
+                s.apply_action(game.num_distinct_actions())
+            except tapete.IllegalActionError:
+                pass
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+            done += searched.acquire(blocking=False)
+
+    threads = [threading.Thread(target=f) for f in (search, search, play)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and sorted(chosen) == expected
 
 
 def test_bad_specs_list_what_is_valid():

@@ -7,6 +7,7 @@ the batch must give exactly its arrays, whatever the thread count.
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -167,6 +168,46 @@ def test_results_do_not_depend_on_threads(name):
                 np.testing.assert_array_equal(getattr(out, f), getattr(outs[0], f))
         for e in envs[1:]:
             np.testing.assert_array_equal(e.random_actions(t), envs[0].random_actions(t))
+
+
+def test_threads_sharing_one_env_take_turns():
+    # While one thread steps (without the GIL), others read the same env: each call waits for
+    # the step to finish instead of failing ("Already mutably borrowed" before), and the
+    # stepping thread's results are those of an env nobody else touched.
+    env = tapete.VectorEnv("cuajo", 512, seed=1, observe="all")
+    alone = tapete.VectorEnv("cuajo", 512, seed=1, observe="all")
+    start = threading.Barrier(3)
+    errors = []
+
+    def stepper():
+        start.wait()
+        for t in range(12):
+            try:
+                out = env.step(env.random_actions(t))
+            except Exception as e:  # noqa: BLE001 - reported by the assertion below
+                errors.append(e)
+                return
+            expected = alone.step(alone.random_actions(t))
+            for f in FIELDS:
+                np.testing.assert_array_equal(getattr(out, f), getattr(expected, f))
+
+    def reader():
+        start.wait()
+        for i in range(60):
+            try:
+                assert env.state(i % 512).num_players() == 4
+                assert env.random_actions(i).shape == (512,)
+                assert env.game.name == "cuajo" and env.num_envs == 512
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+                return
+
+    threads = [threading.Thread(target=f) for f in (stepper, reader, reader)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
 
 
 def test_random_actions_follow_the_documented_draw():

@@ -7,6 +7,7 @@ use crate::bots::{DynBot, Spec};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Most deals one native arena call plays (its results take 8·(players + 1) bytes a deal).
 pub const MAX_DEALS: u64 = 10_000_000;
@@ -17,10 +18,15 @@ fn spec_arg(spec: &Bound<'_, PyAny>) -> PyResult<Spec> {
 
 /// A native bot: `choose(state)` gives a legal action for the seat to act, never changing
 /// the state.
-#[pyclass(module = "tapete._core", name = "Bot")]
+///
+/// Safe to share between threads: a search runs without the GIL on a copy of the state (so
+/// that other threads may go on with the original) and holds the bot's lock, so that two
+/// threads asking the same bot take turns. The other bots take microseconds and keep the GIL.
+#[pyclass(module = "tapete._core", name = "Bot", frozen)]
 pub struct PyBot {
-    inner: Box<dyn DynBot>,
+    inner: Mutex<Box<dyn DynBot>>,
     name: String,
+    searches: bool,
 }
 
 #[pymethods]
@@ -33,15 +39,25 @@ impl PyBot {
 
     /// A legal action id for ``state.current_player()``, chosen from what that seat may know;
     /// ``state`` is not changed.
-    fn choose(&mut self, py: Python<'_>, state: PyRef<'_, PyState>) -> PyResult<usize> {
-        let state = state.inner.as_ref();
-        let bot = self.inner.as_mut();
-        py.detach(|| bot.choose(state)).py_err()
+    fn choose(&self, py: Python<'_>, state: PyRef<'_, PyState>) -> PyResult<usize> {
+        if !self.searches {
+            // With the GIL held throughout, no other thread can hold the lock.
+            return locked(&self.inner).choose(state.inner.as_ref()).py_err();
+        }
+        let copy = state.inner.clone_box();
+        drop(state);
+        py.detach(|| locked(&self.inner).choose(copy.as_ref()))
+            .py_err()
     }
 
     fn __repr__(&self) -> String {
         format!("Bot({:?})", self.name)
     }
+}
+
+/// The lock's guard; a panic while it was held (a bug) does not make the object unusable.
+pub(super) fn locked<T: ?Sized>(m: &Mutex<Box<T>>) -> MutexGuard<'_, Box<T>> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[pyfunction]
@@ -54,7 +70,8 @@ pub fn make_bot(
     let parsed = spec_arg(spec)?;
     let seed = seed_arg(seed)?;
     Ok(PyBot {
-        inner: game.inner.bot(&parsed, seed),
+        searches: matches!(parsed, Spec::Ismcts(_)),
+        inner: Mutex::new(game.inner.bot(&parsed, seed)),
         name: spec.cast::<PyString>()?.to_str()?.to_owned(),
     })
 }

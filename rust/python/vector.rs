@@ -2,6 +2,7 @@
 //! stepped without the GIL. `tapete/vector.py` adds the typed `Batch` and the argument checks
 //! numpy does best (dtype, shape).
 
+use super::bots::locked;
 use super::{config_error, positive_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState};
 use crate::batch::{Autoreset, DynVectorEnv, Observe, Out, Settings, MAX_ENVS};
 use numpy::ndarray::{Dimension, Ix1, Ix2, IxDyn};
@@ -11,10 +12,14 @@ use numpy::{
 };
 use pyo3::prelude::*;
 use std::os::raw::c_int;
+use std::sync::Mutex;
 
-#[pyclass(module = "tapete._core", name = "VectorEnv")]
+/// Safe to share between threads: every call takes the env's lock without the GIL, so that two
+/// threads stepping one env take turns (each step whole) rather than fail.
+#[pyclass(module = "tapete._core", name = "VectorEnv", frozen)]
 pub struct PyVectorEnv {
-    inner: Box<dyn DynVectorEnv>,
+    inner: Mutex<Box<dyn DynVectorEnv>>,
+    num_envs: usize,
     observe: Observe,
     obs_shape: Vec<usize>,
     seats: usize,
@@ -59,13 +64,23 @@ unsafe fn uninit<'py, T: Element, D: Dimension>(
 }
 
 impl PyVectorEnv {
+    /// `f` on the env, without the GIL (a thread holding the GIL must not wait for the lock:
+    /// the thread that holds it may need the GIL to finish).
+    fn with_env<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut dyn DynVectorEnv) -> R + Send,
+    ) -> R {
+        py.detach(|| f(locked(&self.inner).as_mut()))
+    }
+
     /// Fresh arrays, every value written by `fill` without the GIL.
     fn batch<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         fill: impl FnOnce(&mut dyn DynVectorEnv, Out<'_>) -> crate::Result<()> + Send,
     ) -> PyResult<BatchArrays<'py>> {
-        let n = self.inner.num_envs();
+        let n = self.num_envs;
         let mut dims = vec![n];
         match self.observe {
             Observe::Current => dims.extend(&self.obs_shape),
@@ -101,8 +116,7 @@ impl PyVectorEnv {
                 episode: episode.as_slice_mut()?,
             }
         };
-        let inner = self.inner.as_mut();
-        py.detach(|| fill(inner, out)).py_err()?;
+        self.with_env(py, |env| fill(env, out)).py_err()?;
         Ok((
             observation,
             legal_mask,
@@ -141,7 +155,8 @@ impl PyVectorEnv {
         };
         let inner = game.inner.vector_env(settings).py_err()?;
         Ok(PyVectorEnv {
-            inner,
+            num_envs: inner.num_envs(),
+            inner: Mutex::new(inner),
             observe,
             obs_shape: game.inner.observation_shape(),
             seats: game.inner.num_players(),
@@ -151,19 +166,19 @@ impl PyVectorEnv {
 
     #[getter]
     fn num_envs(&self) -> usize {
-        self.inner.num_envs()
+        self.num_envs
     }
 
     #[getter]
-    fn game(&self) -> PyGame {
+    fn game(&self, py: Python<'_>) -> PyGame {
         PyGame {
-            inner: self.inner.game(),
+            inner: self.with_env(py, |env| env.game()),
         }
     }
 
     #[pyo3(signature = (seed=None))]
     fn reset<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         seed: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<BatchArrays<'py>> {
@@ -179,7 +194,7 @@ impl PyVectorEnv {
 
     /// `actions`: int64, shape (num_envs,), contiguous (`tapete.VectorEnv` converts).
     fn step<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         actions: PyReadonlyArray1<'py, i64>,
     ) -> PyResult<BatchArrays<'py>> {
@@ -193,13 +208,13 @@ impl PyVectorEnv {
         seed: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let seed = seed_arg(seed)?;
-        let mut out = vec![0; self.inner.num_envs()];
-        self.inner.random_actions(seed, &mut out);
+        let mut out = vec![0; self.num_envs];
+        self.with_env(py, |env| env.random_actions(seed, &mut out));
         Ok(PyArray1::from_vec(py, out))
     }
 
     fn state(&self, env: &Bound<'_, PyAny>) -> PyResult<PyState> {
-        let n = self.inner.num_envs();
+        let n = self.num_envs;
         let bad = || {
             pyo3::exceptions::PyIndexError::new_err(format!(
                 "env {} is out of range: this batch has envs 0..{}",
@@ -217,7 +232,7 @@ impl PyVectorEnv {
         }
         let i = env.extract::<usize>().map_err(|_| bad())?;
         Ok(PyState {
-            inner: self.inner.state(i).map_err(|_| bad())?,
+            inner: self.with_env(env.py(), |e| e.state(i)).map_err(|_| bad())?,
         })
     }
 }
