@@ -141,12 +141,15 @@ struct Slot<G: Game> {
 }
 
 impl<G: Game> Shared<G> {
-    /// Game `k` of env `i`: the state of seed `seed + k·num_envs + i` (mod 2^64).
-    fn start(&self, env: usize, episode: u64) -> Slot<G> {
-        let seed = self
-            .seed
+    /// Game `k` of env `i` is the state of seed `seed + k·num_envs + i` (mod 2^64).
+    fn game_seed(&self, env: usize, episode: u64) -> u64 {
+        self.seed
             .wrapping_add(episode.wrapping_mul(self.num_envs))
-            .wrapping_add(env as u64);
+            .wrapping_add(env as u64)
+    }
+
+    fn start(&self, env: usize, episode: u64) -> Slot<G> {
+        let seed = self.game_seed(env, episode);
         let mut slot = Slot::<G> {
             game: Tracked::new(self.config.clone(), seed, Vec::new()),
             episode,
@@ -154,6 +157,14 @@ impl<G: Game> Shared<G> {
         };
         slot.game.state().legal_actions(&mut slot.legal);
         slot
+    }
+
+    /// `slot` becomes `start(env, episode)`, keeping its buffers.
+    fn restart(&self, slot: &mut Slot<G>, env: usize, episode: u64) {
+        slot.game.restart(self.game_seed(env, episode));
+        slot.episode = episode;
+        slot.legal.clear();
+        slot.game.state().legal_actions(&mut slot.legal);
     }
 
     fn obs_row(&self) -> usize {
@@ -208,7 +219,7 @@ impl<G: Game> Shared<G> {
             if slot.legal.is_empty() {
                 // Over in an earlier step: next_step starts the next game, disabled stays put.
                 if self.autoreset == Autoreset::NextStep {
-                    *slot = self.start(env, slot.episode + 1);
+                    self.restart(slot, env, slot.episode + 1);
                 }
             } else {
                 let action = G::Action::from_index(actions[env] as usize)
@@ -226,7 +237,7 @@ impl<G: Game> Shared<G> {
                 if slot.legal.is_empty() {
                     out.terminated[j] = true;
                     if self.autoreset == Autoreset::SameStep {
-                        *slot = self.start(env, slot.episode + 1);
+                        self.restart(slot, env, slot.episode + 1);
                     }
                 }
             }

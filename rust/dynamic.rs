@@ -113,6 +113,35 @@ impl<G: Game> Tracked<G> {
         }
     }
 
+    /// Becomes `Tracked::new(config, seed, no decks)` of its own config, keeping its buffers
+    /// (the batch environment starts a game per env this way, without allocating).
+    pub(crate) fn restart(&mut self, seed: u64) {
+        self.state = G::new(&self.config, Rng::new(seed));
+        self.seed = seed;
+        self.decks.truncate(1);
+        match self.decks.first_mut() {
+            Some(d) => {
+                d.clear();
+                d.extend_from_slice(self.state.deck());
+            }
+            None => self.decks.push(self.state.deck().to_vec()),
+        }
+        self.history.clear();
+        self.set_deal_start();
+        self.deal_start_at = 0;
+        self.returns_before.fill(0.0);
+        self.chance = None;
+        self.transcripts = Transcripts::default();
+    }
+
+    /// `deal_start` becomes the state now, in place unless a clone shares it.
+    fn set_deal_start(&mut self) {
+        match Arc::get_mut(&mut self.deal_start) {
+            Some(start) => start.clone_from(&self.state),
+            None => self.deal_start = Arc::new(self.state.clone()),
+        }
+    }
+
     pub fn is_chance_node(&self) -> bool {
         self.chance.as_ref().is_some_and(|x| x.node != Node::Ready)
     }
@@ -208,7 +237,7 @@ impl<G: Game> Tracked<G> {
                 Some(d) => self.state.redeal(d),
                 None => self.decks.push(self.state.deck().to_vec()),
             }
-            self.deal_start = Arc::new(self.state.clone());
+            self.set_deal_start();
             self.deal_start_at = self.history.len();
         }
     }

@@ -123,7 +123,14 @@ def run(name, n, *, seed=0, threads=1, observe="current", autoreset="same_step",
         assert_same(out, model.step(actions))
         ended += int(out.terminated.sum())
     for i in range(n):
-        assert env.state(i) == model.states[i]
+        got, want = env.state(i), model.states[i]
+        assert got == want and got.serialize() == want.serialize()
+        # an env restarts its game in place, keeping its buffers: what a search starts from
+        # (the deal's start, the information states) is a fresh game's too
+        if not want.is_terminal():
+            p = want.current_player()
+            assert got.information_state_string(p) == want.information_state_string(p)
+            assert got.resample_from_infostate(p, 5) == want.resample_from_infostate(p, 5)
     return ended
 
 

@@ -714,13 +714,6 @@ impl CauRobat {
     fn cards_json(cards: impl Iterator<Item = u8>) -> Value {
         Value::from(cards.map(|c| PACK.name_of(c)).collect::<Vec<_>>())
     }
-
-    /// Cards the viewer cannot see anywhere: in other hands.
-    fn unseen(&self, seat: usize) -> u64 {
-        (0..self.n())
-            .filter(|&q| q != seat)
-            .fold(0, |m, q| m | self.hands[q])
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1167,71 +1160,69 @@ impl Game for CauRobat {
         const PER_40: [f32; 41] = fractions(40.0);
         const PER_12: [f32; 41] = fractions(12.0);
         const PER_36: [f32; 41] = fractions(36.0);
+        // Where each block starts (docs/rules/cau_robat.md, "Observation tensor").
+        const PHASE: usize = 0;
+        const TO_PLAY: usize = PHASE + 2;
+        const HAND: usize = TO_PLAY + 5;
+        const TABLE: usize = HAND + 50;
+        const PILES: usize = TABLE + 10;
+        const HAND_SIZES: usize = PILES + 110;
+        const CHAIN: usize = HAND_SIZES + 5;
+        const LAST_PLAY: usize = CHAIN + 23;
+        const DEALER: usize = LAST_PLAY + 16;
+        const WON: usize = DEALER + 6;
+        const UNSEEN: usize = WON + 6;
+        let out: &mut [f32; UNSEEN + RANKS] = out.try_into().expect("243 floats");
         let n = self.n();
         // Seats counted from the viewer (q and seat are both below n: no division needed).
         let rel = |q: usize| if q >= seat { q - seat } else { q + n - seat };
-        let mut at = 0usize;
-        let mut block = |size: usize| {
-            let start = at;
-            at += size;
-            start
-        };
-        let b = block(2);
-        out[b + self.over as usize] = 1.0;
-        let b = block(5);
+        out[PHASE + self.over as usize] = 1.0;
         if let Some(p) = self.current_player() {
-            out[b + rel(p)] = 1.0;
+            out[TO_PLAY + rel(p)] = 1.0;
         }
-        let b = block(50);
+        let hand = self.hands[seat];
         for r in 0..RANKS {
-            out[b + r * 5 + SUITS[nibble(self.hands[seat], r)]] = 1.0;
+            out[HAND + r * 5 + SUITS[nibble(hand, r)]] = 1.0;
         }
-        let b = block(10);
         for c in ids(self.table) {
-            out[b + rank_of(c)] = 1.0;
+            out[TABLE + rank_of(c)] = 1.0;
         }
-        let b = block(110);
+        // Every seat's blocks in one pass; `won / hands_to_win` to f32 (a unit test checks the
+        // product gives the quotient's bits).
+        let per_win = 1.0 / self.rules.hands_to_win as f64;
+        let mut unseen = 0;
         for q in 0..n {
-            let o = b + rel(q) * 22;
+            let r = rel(q);
             let pile = &self.piles[q];
+            let o = PILES + r * 22;
             out[o] = PER_40[pile.len as usize];
             out[o + 1 + pile.top().map_or(RANKS, rank_of)] = 1.0;
             quarters(pile.set, &mut out[o + 12..o + 22]);
+            out[HAND_SIZES + r] = PER_12[self.hands[q].count_ones() as usize];
+            out[WON + r] = (self.hands_won[q] as f64 * per_win) as f32;
+            if q != seat {
+                unseen |= self.hands[q]; // the only cards the viewer cannot see anywhere
+            }
         }
-        let b = block(5);
-        for q in 0..n {
-            out[b + rel(q)] = PER_12[self.hands[q].count_ones() as usize];
-        }
-        let b = block(23);
         if self.chain_len > 0 {
             let len = self.chain_len as usize;
-            out[b] = 1.0;
-            out[b + 1 + rank_of(self.chain_cards[0])] = 1.0;
-            out[b + 11 + (len - 2)] = 1.0;
+            out[CHAIN] = 1.0;
+            out[CHAIN + 1 + rank_of(self.chain_cards[0])] = 1.0;
+            out[CHAIN + 11 + (len - 2)] = 1.0;
             for &s in &self.chain_seats[..len] {
-                out[b + 13 + rel(s as usize)] = 1.0;
+                out[CHAIN + 13 + rel(s as usize)] = 1.0;
             }
-            out[b + 18 + rel(self.chain_seats[len - 1] as usize)] = 1.0;
+            out[CHAIN + 18 + rel(self.chain_seats[len - 1] as usize)] = 1.0;
         }
-        let b = block(16);
         if let Some(l) = self.last_play {
-            out[b + rel(l.seat as usize)] = 1.0;
-            out[b + 5 + rank_of(l.card)] = 1.0;
-            out[b + 15] = l.captured as u8 as f32;
+            out[LAST_PLAY + rel(l.seat as usize)] = 1.0;
+            out[LAST_PLAY + 5 + rank_of(l.card)] = 1.0;
+            out[LAST_PLAY + 15] = l.captured as u8 as f32;
         }
-        let b = block(6);
-        out[b + rel(self.dealer as usize)] = 1.0;
-        out[b + 5] = PER_36[self.plays_done as usize];
-        let b = block(6);
-        // `won / hands_to_win` to f32 (a unit test checks the product gives the quotient's bits).
-        let per_win = 1.0 / self.rules.hands_to_win as f64;
-        for q in 0..n {
-            out[b + rel(q)] = (self.hands_won[q] as f64 * per_win) as f32;
-        }
-        out[b + 5] = (self.rules.hands_to_win as f64 / 100.0) as f32;
-        let b = block(10);
-        quarters(self.unseen(seat), &mut out[b..b + RANKS]);
-        debug_assert_eq!(at, out.len());
+        out[DEALER + rel(self.dealer as usize)] = 1.0;
+        out[DEALER + 5] = PER_36[self.plays_done as usize];
+        out[WON + 5] = (self.rules.hands_to_win as f64 / 100.0) as f32;
+        quarters(unseen, &mut out[UNSEEN..]);
     }
 
     fn render(&self, viewer: Option<usize>) -> String {
