@@ -2,7 +2,7 @@
 //! Card sets are `u64` bit sets of ids `13·suit + rank` (suits S H D C, ranks A … K); captures
 //! are found by subset sums over bit sets.
 
-use crate::cards::{bit, ids, Pack, FRENCH_CICERA};
+use crate::cards::{bit, ids, write_bits, Pack, FRENCH_CICERA};
 use crate::game::{Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
@@ -1431,11 +1431,7 @@ impl Game for Cicera {
             at += size;
             start
         };
-        let set = |out: &mut [f32], b: usize, cards: u64| {
-            for c in ids(cards) {
-                out[b + c as usize] = 1.0;
-            }
-        };
+        let set = |out: &mut [f32], b: usize, cards: u64| write_bits(cards, &mut out[b..b + 52]);
         let b = block(3);
         out[b + self.phase as usize] = 1.0;
         let b = block(4);

@@ -1,7 +1,7 @@
 //! Spoil Five: rules in docs/rules/spoil_five.md (the project's restatement of
 //! shared/rules/spoil_five.md). Hands are `u64` bit sets of card ids `13·suit + rank`.
 
-use crate::cards::{bit, ids, Pack, FRENCH_SPOIL_FIVE};
+use crate::cards::{bit, ids, write_bits, Pack, FRENCH_SPOIL_FIVE};
 use crate::game::{Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
@@ -938,10 +938,11 @@ impl SpoilFive {
         } else {
             (self.leader, &self.trick[..], self.trick_len as usize)
         };
-        cards[..len]
-            .iter()
-            .enumerate()
-            .map(move |(i, &c)| ((leader as usize + i) % n, c))
+        cards[..len].iter().enumerate().map(move |(i, &c)| {
+            // leader + i < 2n: a subtraction rather than a division
+            let q = leader as usize + i;
+            (if q >= n { q - n } else { q }, c)
+        })
     }
 
     fn deal_positions(&self, seat: usize) -> Vec<usize> {
@@ -1379,9 +1380,7 @@ impl Game for SpoilFive {
         let b = block(n + 1);
         out[b + self.robber.map_or(n, |r| rel(r as usize))] = 1.0;
         let b = block(52);
-        for c in ids(self.hands[seat]) {
-            out[b + c as usize] = 1.0;
-        }
+        write_bits(self.hands[seat], &mut out[b..b + 52]);
         let b = block(52);
         if self.put_out[seat] != NO_CARD {
             out[b + self.put_out[seat] as usize] = 1.0;

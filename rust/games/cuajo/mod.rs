@@ -1749,7 +1749,7 @@ impl Game for Cuajo {
         let b = block(112);
         let mut seen = self.all_cards(seat);
         seen[self.sowee as usize] += 1;
-        for (q, counts) in self.known.iter().enumerate().filter(|&(q, _)| q != seat) {
+        for (_, counts) in self.known.iter().enumerate().filter(|&(q, _)| q != seat) {
             seen.iter_mut().zip(counts).for_each(|(n, c)| *n += c);
         }
         seen.iter_mut().zip(&self.lying).for_each(|(n, c)| *n += c);
