@@ -267,22 +267,24 @@ impl<G: Game> VectorEnv<G> {
             Crew::new(threads).map_err(|e| config_err!("cannot start {threads} threads: {e}"))?;
         let seats = G::num_players(&config);
         let obs_len = G::observation_shape(&config).iter().product();
-        // Running out of memory is an error here rather than an abort: room for every env's
-        // slot, state at the deal's start, deck and legal actions is reserved (and let go)
-        // before any is made.
-        let per_env = std::mem::size_of::<Slot<G>>()
+        // Running out of memory is an error here rather than an abort: room for what making the
+        // envs takes at its peak (each thread's slots, then all of them in one list), every
+        // env's deal start, deck, legal actions and returns, the allocator's headers, and half
+        // as much again for the games to grow (histories, past deals), is reserved and let go
+        // before any env is made.
+        let per_env = 2 * std::mem::size_of::<Slot<G>>()
             + std::mem::size_of::<G>()
             + G::PACK.size()
             + 16 * std::mem::size_of::<G::Action>()
-            + 8 * seats;
-        Vec::<u8>::new()
-            .try_reserve_exact(n.saturating_mul(per_env))
-            .map_err(|_| {
-                crate::Error::Memory(format!(
-                    "{n} envs need about {} MB: not available",
-                    n * per_env / 1_000_000
-                ))
-            })?;
+            + 8 * seats
+            + 6 * 32;
+        let needed = n.saturating_mul(per_env).saturating_mul(3) / 2;
+        Vec::<u8>::new().try_reserve_exact(needed).map_err(|_| {
+            crate::Error::Memory(format!(
+                "{n} envs need about {} MB: not available",
+                needed / 1_000_000
+            ))
+        })?;
         let shared = Shared {
             config,
             seed: settings.seed,
@@ -324,8 +326,12 @@ impl<G: Game> VectorEnv<G> {
             .collect();
     }
 
-    /// Steps every env with `actions` (already checked), one block of envs per thread.
-    fn step_all(&mut self, actions: &[i64], mut out: Out<'_>) {
+    /// `f(shared, first env, envs, their rows)` for each block of envs, one block per thread.
+    fn run_blocks(
+        &mut self,
+        mut out: Out<'_>,
+        f: impl Fn(&Shared<G>, usize, &mut [Slot<G>], Out<'_>) + Sync,
+    ) {
         let shared = &self.shared;
         let (seats, row) = (shared.seats, shared.obs_row());
         // Each block's envs and rows, taken by the thread that steps it.
@@ -346,7 +352,7 @@ impl<G: Game> VectorEnv<G> {
                 .get(b)
                 .and_then(|p| p.lock().expect("one thread per block").take());
             if let Some((first, slots, out)) = part {
-                shared.step_block(slots, first, actions, out);
+                f(shared, first, slots, out);
             }
         });
     }
@@ -420,20 +426,25 @@ impl<G: Game> DynVectorEnv for VectorEnv<G> {
         self.shared.obs_row()
     }
 
-    fn reset(&mut self, seed: Option<u64>, mut out: Out<'_>) {
+    fn reset(&mut self, seed: Option<u64>, out: Out<'_>) {
         if let Some(seed) = seed {
             self.shared.seed = seed;
         }
-        self.start_all();
-        for (j, slot) in self.slots.iter().enumerate() {
-            self.shared.clear(j, &mut out);
-            self.shared.write(slot, j, &mut out);
-        }
+        // Every env starts game 0 in place, keeping its buffers.
+        self.run_blocks(out, |shared, first, slots, mut out| {
+            for (j, slot) in slots.iter_mut().enumerate() {
+                shared.restart(slot, first + j, 0);
+                shared.clear(j, &mut out);
+                shared.write(slot, j, &mut out);
+            }
+        });
     }
 
     fn step(&mut self, actions: &[i64], out: Out<'_>) -> Result<()> {
         self.check(actions)?;
-        self.step_all(actions, out);
+        self.run_blocks(out, |shared, first, slots, out| {
+            shared.step_block(slots, first, actions, out)
+        });
         Ok(())
     }
 
