@@ -216,6 +216,7 @@ def test_arena_bad_arguments(tmp_path):
         ({"bots": ["random"] * 4, "threads": 0}, "threads"),
         ({"bots": ["random"] * 4, "seed": 2**64}, "seed"),
         ({"bots": ["random"] * 3 + ["ismcts:iterations=0"]}, "parameters"),
+        ({"bots": ["random"] * 3 + ["ismcts:iterations=9,iterations=8"]}, "given twice"),
         ({"bots": ["random"] * 4, "no_option": 1}, "no_option"),
     ]:
         kwargs.setdefault("games", 2)
@@ -241,6 +242,15 @@ def test_arena_bad_arguments(tmp_path):
     for seed in (-1, 2**64, 1.5):
         with pytest.raises(tapete.ConfigError, match="seed"):
             tapete.arena("cicera", [Lowest()] * 4, 1, seed=seed)
+
+
+def test_arena_difference_names_its_entries():
+    res = tapete.arena("cau_robat", ["heuristic", "random", "random"], 4, players=3)
+    mean, half = res.difference(0, 1)
+    assert mean == pytest.approx(res.mean[0] - res.mean[1]) and half > 0
+    for a, b, error in [(0, 3, ValueError), (-1, 0, ValueError), (True, 1, TypeError)]:
+        with pytest.raises(error, match="entr"):
+            res.difference(a, b)
 
 
 def test_arena_results_are_strict_json():

@@ -167,7 +167,7 @@ def test_illegal_action_raises_on_request_and_the_episode_goes_on():
     for action in (int(np.flatnonzero(mask == 0)[0]), -1, len(mask)):
         with pytest.raises(tapete.IllegalActionError):
             env.step(action)
-    for action in (1.0, None, "1"):
+    for action in (1.0, None, "1", True, np.bool_(False)):  # a bool is no action id either
         with pytest.raises(TypeError):
             env.step(action)
     assert env.game_state.serialize() == before

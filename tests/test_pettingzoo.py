@@ -135,7 +135,7 @@ def test_raw_env_refuses_an_illegal_action_and_changes_nothing():
     for action in (illegal, -1, len(mask), 10**30):
         with pytest.raises(tapete.IllegalActionError):
             env.step(action)
-    for action in (None, 1.0, "1"):
+    for action in (None, 1.0, "1", True, np.bool_(False)):  # a bool is no action id either
         with pytest.raises(TypeError):
             env.step(action)
     assert (env.game_state.serialize(), env.agent_selection, env._cumulative_rewards) == (

@@ -203,6 +203,38 @@ def test_write_checks_records_before_writing(tmp_path: Path) -> None:
         records.write(path, [good, 3])
 
 
+def test_write_refuses_what_json_cannot_hold(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    good = records.record(played(tapete, "cau_robat", seed=2))
+    for bad in ({**good, "config": {"players": float("nan")}}, {**good, "note": object()}):
+        with pytest.raises(ParseError, match="cannot be written as JSON"):
+            records.write(path, bad)
+    assert not path.read_text()
+
+
+@pytest.mark.parametrize("name", ["spoil_five", "cuajo"])
+def test_resampled_explicit_chance_states_replay_from_their_record(
+    tmp_path: Path, name: str
+) -> None:
+    """A resampled world's undealt cards differ from the seed's, but with explicit chance the
+    actions hold every card dealt: its record has no decks (which such a game refuses)."""
+    game = tapete.load_game(name, explicit_chance=True, **EXPLICIT[name])
+    for seed in range(4):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        for _ in range(40 + seed):
+            state.apply_action(rng.choice(state.legal_actions()))
+        while state.is_chance_node():
+            state.apply_action(state.legal_actions()[0])
+        world = state.resample_from_infostate(state.current_player(), seed)
+        path = tmp_path / f"{seed}.jsonl"
+        records.write(path, world)
+        rec = next(records.read(path))
+        assert "decks" not in rec
+        final = records.replay(rec)
+        assert final.history() == world.history() and final.view() == world.view()
+
+
 def test_schema_is_shipped_and_matches_the_checks() -> None:
     schema = records.schema()
     assert schema["required"] == list(records.REQUIRED)
@@ -275,6 +307,8 @@ def tampered(rec: dict[str, Any], case: str) -> dict[str, Any] | str:
         return "[1, 2]\n"
     elif case == "deep":
         return "[" * 100_000 + "\n"
+    elif case == "huge":
+        return json.dumps(rec).replace('"returns": [', '"returns": [1' + "0" * 400 + ", ") + "\n"
     elif case == "nan":
         return json.dumps(rec).replace('"returns": [', '"returns": [NaN, ') + "\n"
     return bad
@@ -295,12 +329,13 @@ CASES = {
     "json": "not JSON",
     "array": "a game record is a JSON object",
     "nan": "not JSON: NaN is not a number",
+    "huge": "field 'returns' must be a list of numbers",  # was an OverflowError
     "deep": "not JSON: nested too deeply",
 }
 
 
 #: the cases that reading alone (the fields, not the replay) finds
-READ_CASES = {"missing", "length", "json", "array", "nan", "deep"}
+READ_CASES = {"missing", "length", "json", "array", "nan", "deep", "huge"}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -324,6 +359,8 @@ def test_a_bad_record_is_a_parse_error_naming_its_line(tmp_path: Path, case: str
         with pytest.raises(ParseError, match=CASES[case]):
             records.replay(bad)  # without a file, the same reason
         assert len(list(records.read(path))) == 4  # read checks only the fields
+        with pytest.raises(ParseError, match=pattern):  # a record read names its line
+            [records.replay(r) for r in records.read(path)]
     else:
         with pytest.raises(ParseError, match=pattern):
             list(records.read(path))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,11 @@ def test_result_statistics() -> None:
     }
     empty = tapete.selfplay("cau_robat", 0, bots="heuristic", **CAU)
     assert empty.returns.shape == (0, 3) and empty.games == 0
+    # means and intervals that do not exist are None, as strict JSON has no NaN or infinity
+    for res, mean in ((empty, [None] * 3), (tapete.selfplay("cau_robat", 1, **CAU), None)):
+        out = res.to_dict()
+        assert json.loads(json.dumps(out, allow_nan=False)) == out
+        assert out["ci95"] == [None] * 3 and (mean is None or out["mean"] == mean)
 
 
 def test_records(tmp_path: Path) -> None:
@@ -84,6 +90,11 @@ def test_bad_arguments(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match=message):
             tapete.selfplay("cau_robat", **kwargs)
         assert not path.exists()  # checked before the file is touched
+    for where in (tmp_path, tmp_path / "no" / "such.jsonl", ""):  # before any game is played
+        with pytest.raises(ConfigError, match="records"):
+            tapete.selfplay("cau_robat", 3, records=where, **CAU)
+        with pytest.raises(ConfigError, match="records"):
+            tapete.arena("cau_robat", ["random"] * 3, 3, records=where, **CAU)
     with pytest.raises(ConfigError, match="config options go with a game name"):
         tapete.selfplay(tapete.load_game("cicera"), 2, players=4)
     with pytest.raises(TypeError, match="game must be"):

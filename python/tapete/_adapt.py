@@ -1,14 +1,15 @@
-"""What the adapters to other libraries share: the game argument, rendering and the
-missing-extra error."""
+"""What the adapters to other libraries share: the game argument, the action id, rendering
+and the missing-extra error."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from tapete._core import Game, State, load_game
 from tapete.errors import ConfigError
 
-__all__ = ["game_arg", "missing_extra", "render"]
+__all__ = ["action_id", "game_arg", "missing_extra", "render"]
 
 
 def game_arg(game: str | Game, config: dict[str, Any]) -> Game:
@@ -24,6 +25,14 @@ def game_arg(game: str | Game, config: dict[str, Any]) -> Game:
             "not with a tapete.Game that already has its config"
         )
     return game
+
+
+def action_id(action: object) -> int:
+    """``action`` as an int action id: any integer (numpy's too), but not a bool, which
+    `State.apply_action` refuses as well; anything else is a `TypeError`."""
+    if isinstance(action, bool) or not hasattr(action, "__index__"):
+        raise TypeError(f"an action is an int action id, got {action!r:.40}")
+    return operator.index(action)
 
 
 def missing_extra(module: str, extra: str) -> ImportError:

@@ -66,7 +66,13 @@ class ArenaResult:
 
     def difference(self, a: int, b: int) -> tuple[float, float]:
         """Entry ``a``'s mean minus entry ``b``'s, with the 95% interval of the paired
-        per-deal differences."""
+        per-deal differences; ``a`` and ``b`` are entries ``0 .. len(bots) - 1``."""
+        n = len(self.bots)
+        for e in (a, b):
+            if isinstance(e, bool) or not isinstance(e, int | np.integer):
+                raise TypeError(f"an entry is an int, got {e!r:.40}")
+            if not 0 <= e < n:
+                raise ValueError(f"entry {e} is out of range: the entries are 0..{n - 1}")
         d = self.values[:, a] - self.values[:, b]
         return float(d.mean()), _ci95(d)
 
@@ -135,6 +141,8 @@ def arena(
     most = _core.ARENA_MAX_DEALS
     if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= most:
         raise ConfigError(f"games must be an int 0..={most}, got {games!r:.40}")
+    if records is not None:
+        _records.check_destination(records)
     specs = [b for b in bots if isinstance(b, str)]
     names = [_name(b) for b in bots]
     if len(specs) == len(bots):

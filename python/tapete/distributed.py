@@ -365,11 +365,7 @@ def _check_run_arguments(games: object, chunk: object, records: object, progress
             f"{progress!r:.40}"
         )
     if records is not None:
-        if not isinstance(records, str | os.PathLike) or not str(records):
-            raise ConfigError(f"records must be a file path or None, got {records!r:.60}")
-        why = _records.unwritable(records)
-        if why is not None:
-            raise ConfigError(f"cannot write records to {str(records)!r:.200}: {why}")
+        _records.check_destination(records)
 
 
 def _show_progress(progress: bool | None, label: str, total: int) -> Any:

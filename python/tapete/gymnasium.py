@@ -7,7 +7,6 @@ Importing this module registers ``gymnasium.make("tapete/<game>-v0", ...)`` for 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete import _core
-from tapete._adapt import game_arg, missing_extra, render
+from tapete._adapt import action_id, game_arg, missing_extra, render
 from tapete._core import Game, State, list_games
 from tapete.bots import Bot
 from tapete.bots import make as make_bot
@@ -151,11 +150,12 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         if self._over:
             raise IllegalActionError("no episode under way: call reset()")
         state = self.game_state
+        action = action_id(action)
         try:
-            state.apply_action(operator.index(action))
+            state.apply_action(action)
         except IllegalActionError:
             # Outside the action space is always an error; inside it, illegal_action decides.
-            if self._raise_illegal or not 0 <= operator.index(action) < self._num_actions:
+            if self._raise_illegal or not 0 <= action < self._num_actions:
                 raise
             self._over = True
             info = self._info()

@@ -9,13 +9,12 @@ layers: PettingZoo's wrappers cost more per step than the whole game (docs/inter
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from tapete._adapt import game_arg, missing_extra, render
+from tapete._adapt import action_id, game_arg, missing_extra, render
 from tapete._core import Game, State
 from tapete.errors import ConfigError, IllegalActionError
 
@@ -165,10 +164,11 @@ class TapeteAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
         if action is None:
             raise TypeError(f"{agent} is to act: None is only for a terminated agent")
         state = self.game_state
+        action = action_id(action)
         try:
-            state.apply_action(operator.index(action))
+            state.apply_action(action)
         except IllegalActionError:
-            if self._raise_illegal or not 0 <= operator.index(action) < self._num_actions:
+            if self._raise_illegal or not 0 <= action < self._num_actions:
                 raise
             self._end_on_illegal(agent)
             return

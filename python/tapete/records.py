@@ -145,8 +145,9 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
     """The record of ``state`` (engine or reference): its game, effective config, seed,
     canonical action strings and returns so far, with ``bots`` (one name per seat) when given.
 
-    A state that its seed alone does not rebuild (dealt from a given ``deck``, or made by
-    ``resample_from_infostate``) also records the packs of its deals (``decks``)."""
+    A seeded state that its seed alone does not rebuild (dealt from a given ``deck``, or made
+    by ``resample_from_infostate``) also records the packs of its deals (``decks``); with
+    explicit chance the actions hold every card dealt, and the record never has ``decks``."""
     load = _loader_of(state)
     info = json.loads(state.serialize())
     history: list[int] = info["history"]
@@ -159,7 +160,11 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
         for action in history:
             actions.append(fresh.action_to_string(action))
             fresh.apply_action(action)
-        from_seed = json.loads(fresh.serialize())["decks"] == info["decks"]
+        # With explicit chance the history holds every card dealt: the decks' undealt rest is a
+        # placeholder that nothing reads (and such a game takes no decks).
+        from_seed = bool(info["config"].get("explicit_chance")) or (
+            json.loads(fresh.serialize())["decks"] == info["decks"]
+        )
     except TapeteError:  # another deal made these actions illegal (seeded: texts need no context)
         from_seed = False
         actions = [state.action_to_string(a) for a in history]
@@ -222,7 +227,14 @@ def _is_int(value: object) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+    """A finite number that a float holds (the returns are compared as floats)."""
+    if _is_int(value):
+        try:
+            float(value)  # type: ignore[arg-type]
+        except OverflowError:
+            return False
+        return True
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _strings(value: object) -> bool:
@@ -278,8 +290,19 @@ def replay(record: Mapping[str, Any], *, load_game: Callable[..., Any] | None = 
     record says ``"terminal": false``), with one bot per seat when ``bots`` is given.
 
     Any mismatch, an unknown game or config, a bad or illegal action, a missing field: a
-    `tapete.ParseError`. ``load_game`` chooses the implementation (default the engine,
-    ``tapete.load_game``; ``tapete.reference.load_game`` for the reference model)."""
+    `tapete.ParseError`, naming the file and line of a record that `read` gave. ``load_game``
+    chooses the implementation (default the engine, ``tapete.load_game``;
+    ``tapete.reference.load_game`` for the reference model)."""
+    where = getattr(record, "where", None)
+    if where is None:
+        return _replay(record, load_game)
+    try:
+        return _replay(record, load_game)
+    except ParseError as error:
+        raise ParseError(f"{where}: {error}") from None
+
+
+def _replay(record: Mapping[str, Any], load_game: Callable[..., Any] | None) -> Any:
     rec = check_fields(dict(record) if isinstance(record, Mapping) else record)
     load = _core.load_game if load_game is None else load_game
     try:
@@ -369,12 +392,21 @@ def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise ParseError(f"{os.fspath(path)}: line {number + 1}: unreadable: {error}") from None
 
 
+class Record(dict[str, Any]):
+    """A record as `read` gives it: a plain dict that also knows where it was read
+    (``where``: the file and line), so that `replay` names them in its errors."""
+
+    where: str
+
+
 def read(path: Path) -> Iterator[dict[str, Any]]:
     """The records of the JSON Lines file ``path`` (``.jsonl``, or gzip ``.jsonl.gz``), in
     order. Each has the fields of a record (or a `tapete.ParseError` names the file and line);
-    `replay` checks that it replays."""
-    for _, rec in enumerate_records(path):
-        yield rec
+    `replay` checks that it replays, and names the file and line when it does not."""
+    for number, rec in enumerate_records(path):
+        out = Record(rec)
+        out.where = f"{os.fspath(path)}: line {number}"
+        yield out
 
 
 def check(path: Path, *, load_game: Callable[..., Any] | None = None) -> int:
@@ -408,6 +440,16 @@ def unwritable(path: Path) -> str | None:
     return None
 
 
+def check_destination(path: object) -> None:
+    """A `tapete.ConfigError` unless records can be appended to ``path``: checked before a run
+    plays anything (and makes no file)."""
+    if not isinstance(path, str | os.PathLike) or not os.fspath(path):
+        raise ConfigError(f"records must be a file path or None, got {_shown.repr(path)}")
+    why = unwritable(path)
+    if why is not None:
+        raise ConfigError(f"cannot write records to {_shown.repr(os.fspath(path))}: {why}")
+
+
 def write(path: Path, states_or_records: Any) -> int:
     """Appends records to the JSON Lines file ``path`` (gzip when it ends in ``.gz``; a new
     gzip member per call, which readers see as one stream) and gives how many were written.
@@ -436,6 +478,10 @@ def write(path: Path, states_or_records: Any) -> int:
                 rec = check_fields(dict(item))
             else:
                 raise TypeError(f"write takes states or records, got {type(item).__name__}")
-            out.write(json.dumps(rec, separators=(",", ":"), allow_nan=False) + "\n")
+            try:
+                line = json.dumps(rec, separators=(",", ":"), allow_nan=False)
+            except (ValueError, TypeError, RecursionError) as error:
+                raise _fail(f"it cannot be written as JSON: {error}") from None
+            out.write(line + "\n")
             count += 1
     return count

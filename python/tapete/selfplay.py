@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from tapete import _core
 from tapete._core import Game, load_game
-from tapete.arena import _ci95
+from tapete.arena import _ci95, _finite
 from tapete.errors import ConfigError
 
 __all__ = ["SelfPlayResult", "selfplay"]
@@ -51,7 +51,9 @@ class SelfPlayResult:
 
     @property
     def mean(self) -> npt.NDArray[np.float64]:
-        """Each seat's mean return per game."""
+        """Each seat's mean return per game (NaN without games)."""
+        if len(self.returns) == 0:
+            return np.full(len(self.bots), np.nan)
         return np.asarray(self.returns.mean(axis=0), dtype=np.float64)
 
     @property
@@ -60,12 +62,14 @@ class SelfPlayResult:
         return np.array([_ci95(self.returns[:, s]) for s in range(len(self.bots))])
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the means, intervals and counts (not the per-game arrays)."""
+        """JSON-ready: the means, intervals and counts (not the per-game arrays); a mean or
+        interval that does not exist (no game; one game's interval) is ``None``, as strict
+        JSON has no NaN or infinity."""
         return {
             "game": self.game,
             "bots": list(self.bots),
-            "mean": [float(x) for x in self.mean],
-            "ci95": [float(x) for x in self.ci95],
+            "mean": [_finite(x) for x in self.mean],
+            "ci95": [_finite(x) for x in self.ci95],
             "games": self.games,
             "seed": self.seed,
             "actions": self.actions,
@@ -137,16 +141,17 @@ def selfplay(
     game = game_of(game, config)
     specs = seat_specs(game, bots)
     check_run(game, specs, seed, threads, False)
+    if records is not None:
+        from tapete import records as _records
+
+        _records.check_destination(records)
     if is_random(specs):
         returns, lengths = game.play_random(games, seed, threads)
         if records is not None:
-            from tapete import records as _records
-
             _records.write(records, _records.selfplay_records(game, games, seed))
     elif records is None:
         returns, lengths, _ = _core.arena(game, specs, 0, games, seed, threads, False, False)
     else:
-        from tapete import records as _records
         from tapete.arena import native_records
 
         if isinstance(games, bool) or not isinstance(games, int) or games < 0:

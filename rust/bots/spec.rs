@@ -83,6 +83,7 @@ impl Spec {
                 crate::error::quoted(params)
             ));
         };
+        let mut given: Vec<&str> = Vec::new();
         for item in params.split(',') {
             let Some((name, value)) = item.split_once('=') else {
                 return Err(config_err!(
@@ -91,6 +92,13 @@ impl Spec {
                 ));
             };
             let (name, value) = (name.trim(), value.trim());
+            if given.contains(&name) {
+                return Err(config_err!(
+                    "ismcts parameter {} is given twice",
+                    crate::error::quoted(name)
+                ));
+            }
+            given.push(name);
             let bad = || {
                 config_err!(
                     "ismcts parameter {name} cannot be {}; the parameters are: {ISMCTS_PARAMETERS}",
@@ -184,5 +192,7 @@ mod tests {
                 "{bad}: {e}"
             );
         }
+        let twice = Spec::parse("ismcts:iterations=10,c=1,iterations=20").unwrap_err();
+        assert!(twice.to_string().contains("given twice"), "{twice}");
     }
 }

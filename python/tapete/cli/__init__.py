@@ -126,6 +126,8 @@ def _option_value(text: str) -> Any:
         value = json.loads(text, parse_float=Decimal)
     except ValueError:
         return text
+    except RecursionError:
+        raise ConfigError(f"a value nested too deeply: {text[:40]}...") from None
 
     def whole(v: Any) -> Any:
         if isinstance(v, Decimal):
