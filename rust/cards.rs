@@ -343,6 +343,15 @@ pub fn write_bits(set: u64, out: &mut [f32]) {
     rest.copy_from_slice(&byte(whole)[..rest.len()]);
 }
 
+/// A number as the action and outcome names write it: decimal digits with no sign and no
+/// leading zero (`"12"`, not `"+12"` or `"012"`, which Rust's `parse` takes).
+pub fn decimal(text: &str) -> Option<usize> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    plain.then(|| text.parse().ok()).flatten()
+}
+
 pub const fn bit(id: u8) -> u64 {
     1u64 << id
 }
@@ -350,6 +359,25 @@ pub const fn bit(id: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_numbers_are_plain() {
+        assert_eq!(decimal("0"), Some(0));
+        assert_eq!(decimal("12"), Some(12));
+        for bad in [
+            "",
+            "+1",
+            "-1",
+            "01",
+            "00",
+            " 1",
+            "1 ",
+            "1e2",
+            "99999999999999999999999",
+        ] {
+            assert_eq!(decimal(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn write_bits_writes_every_cell() {

@@ -378,7 +378,8 @@ impl<G: Game> Tracked<G> {
         };
         if id >= most {
             return Err(illegal_err!(
-                "chance outcome {id} is out of range 0..{most}"
+                "chance outcome {id} is out of range 0..{}",
+                most - 1
             ));
         }
         Ok(self.outcome_name(id))
@@ -410,8 +411,7 @@ impl<G: Game> Tracked<G> {
                 if w == "dealer"
                     && matches!(self.chance.as_ref().map(|x| x.node), Some(Node::Dealer)) =>
             {
-                seat.parse::<usize>()
-                    .ok()
+                crate::cards::decimal(seat)
                     .filter(|&s| s < G::num_players(&self.config))
                     .ok_or_else(bad)
             }

@@ -1345,7 +1345,7 @@ pub(crate) fn action_of<G: Game>(index: usize) -> Result<G::Action> {
     G::Action::from_index(index).ok_or_else(|| {
         Error::IllegalAction(format!(
             "action id {index} is out of range 0..{}",
-            G::Action::COUNT
+            G::Action::COUNT - 1
         ))
     })
 }

@@ -7,6 +7,7 @@ The property tests run on both implementations; ``Game.play_random`` only exists
 """
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -110,6 +111,50 @@ def test_numpy_integers_are_action_ids(impl, name):
     child.apply_action(np.int64(a))
     state.apply_action(a)
     assert child == state
+
+
+def test_integer_types_the_two_implementations_share(impl):
+    """Any integer type with ``__index__`` (numpy's scalars, a 0-d integer array) is an
+    action id and a seed on both implementations (the engine refused numpy seeds, the
+    reference 0-d arrays as actions); bools are neither."""
+    game = impl.load_game("cicera")
+    assert game.new_initial_state(np.int64(5)) == game.new_initial_state(5)
+    state = game.new_initial_state(np.uint64(5))
+    world = state.resample_from_infostate(0, np.uint32(7))
+    assert world == state.resample_from_infostate(0, 7)
+    child = state.clone()
+    child.apply_action(np.array(state.legal_actions()[0]))
+    state.apply_action(state.legal_actions()[0])
+    assert child == state
+    for bad in (True, np.bool_(True), 5.0, np.array([3])):
+        with pytest.raises(tapete.ConfigError):
+            game.new_initial_state(bad)
+
+
+def test_numbers_in_action_names_are_plain(impl):
+    """Rank tokens and seats are written without sign or leading zero; the engine read
+    "play +1" and "play 012" with Rust's number parsing."""
+    state = impl.load_game("cau_robat").new_initial_state(1)
+    assert state.action_to_string(state.string_to_action("play 12")) == "play 12"
+    for text in ("play +1", "play 012", "play 01", "play 1.0"):
+        with pytest.raises(tapete.ParseError):
+            state.string_to_action(text)
+    chance = impl.load_game("cau_robat", explicit_chance=True).new_initial_state(1)
+    assert chance.string_to_action("dealer 1") == 1
+    for text in ("dealer +1", "dealer 01"):
+        with pytest.raises(tapete.ParseError):
+            chance.string_to_action(text)
+    with pytest.raises(tapete.IllegalActionError, match=r"out of range 0\.\.9\b"):
+        state.apply_action(10)
+
+
+def test_a_bad_deck_names_the_card(impl):
+    game = impl.load_game("cau_robat")
+    deck = json.loads(game.new_initial_state(seed=1).serialize())["decks"][0]
+    with pytest.raises(tapete.ConfigError, match=re.escape(deck[0])):
+        game.new_initial_state(seed=1, deck=[*deck[:-1], deck[0]])  # deck[0] twice
+    with pytest.raises(tapete.ConfigError, match="got 5"):
+        game.new_initial_state(seed=1, deck=[*deck[:-1], 5])
 
 
 @pytest.mark.parametrize("name", ["spoil_five", "cicera", "cau_robat", "cuajo"])

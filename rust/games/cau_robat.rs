@@ -265,10 +265,8 @@ impl ActionTrait for Action {
     fn parse(text: &str) -> Result<Self> {
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
-            [verb, rank] if verb.eq_ignore_ascii_case("play") => rank
-                .parse::<u8>()
-                .ok()
-                .and_then(|v| RANK_VALUES.iter().position(|&x| x == v))
+            [verb, rank] if verb.eq_ignore_ascii_case("play") => crate::cards::decimal(rank)
+                .and_then(|v| RANK_VALUES.iter().position(|&x| x as usize == v))
                 .map(|r| Action(r as u8))
                 .ok_or_else(|| {
                     parse_err!(

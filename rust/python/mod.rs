@@ -224,8 +224,9 @@ fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     }
 }
 
-/// An integer argument `0 <= value <= most` (`range` words it); a bool, any other type or an
-/// integer out of range is a `ConfigError`, as for seeds.
+/// An integer argument `0 <= value <= most` (`range` words it): an int or any integer type
+/// with `__index__` (numpy's), as for action ids; a bool, any other type or an integer out of
+/// range is a `ConfigError`, as for seeds.
 fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> PyResult<u64> {
     let bad = || {
         config_error(format!(
@@ -233,9 +234,17 @@ fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> Py
             shown(value)
         ))
     };
-    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+    if value.is_instance_of::<PyBool>() {
         return Err(bad());
     }
+    let index;
+    let value = if value.is_instance_of::<PyInt>() {
+        value
+    } else {
+        // numpy's bool and floats have no `__index__`
+        index = value.call_method0("__index__").map_err(|_| bad())?;
+        &index
+    };
     value
         .extract::<u64>()
         .ok()

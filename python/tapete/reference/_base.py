@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import json
 import marshal
-import numbers
 import operator
 import secrets
 from collections import Counter
@@ -68,10 +67,14 @@ _RESAMPLE_SALT = 0x5DEECE66D2545F49  # seed ^ salt seeds the sampler of resample
 
 
 def as_int(value: object) -> int | None:
-    """``value`` as an int when it is an integer (a bool is not), else ``None``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    """``value`` as an int when it is an integer: an int or any type with ``__index__``
+    (numpy's, a 0-d integer array), but not a bool; else ``None``."""
+    if isinstance(value, (bool, np.bool_)):
         return None
-    return operator.index(value)
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def seat_name(seat: int) -> str:
@@ -178,8 +181,8 @@ def check_seed(seed: object) -> int:
 
 
 def check_deck(deck: object, pack: Pack) -> list[int]:
-    """Card ids of a whole ``pack`` in a given order, top card first (strings or ids); a pack
-    with copies (Cuajo's) holds each kind ``copies`` times."""
+    """Card ids of a whole ``pack`` given as card strings, top card first; a pack with copies
+    (Cuajo's) holds each kind ``copies`` times. A bad deck's error names what is wrong."""
     size = len(pack.full_pack())
     if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
         raise ConfigError(
@@ -187,19 +190,22 @@ def check_deck(deck: object, pack: Pack) -> list[int]:
         )
     ids: list[int] = []
     for card in deck:
-        number = as_int(card)
-        if number is not None and 0 <= number < pack.num_kinds:
-            ids.append(number)
-            continue
+        if not isinstance(card, str):
+            raise ConfigError(f"a card of a deck is a string, got {shown(card)}")
         try:
             ids.append(pack.parse(card))
         except ParseError as err:
             raise ConfigError(f"bad card in deck: {err}") from None
-    if sorted(ids) != pack.full_pack():
-        times = "once" if pack.copies == 1 else f"{pack.copies} times"
+    if len(ids) != size:
+        raise ConfigError(f"a deck must hold all {size} cards, got {len(ids)}")
+    times = "once" if pack.copies == 1 else f"{pack.copies} times"
+    counts = [ids.count(kind) for kind in range(pack.num_kinds)]
+    if counts != [pack.copies] * pack.num_kinds:
+        # the card there too often (a whole deck short of another card has one)
+        kind = max(range(pack.num_kinds), key=counts.__getitem__)
         raise ConfigError(
-            f"a deck must hold each of the {pack.num_kinds} cards exactly {times} "
-            f"({size} cards, got {len(ids)})"
+            f"a deck must hold each card exactly {times}: "
+            f"{pack.to_string(kind)} is there {counts[kind]} times"
         )
     return ids
 
