@@ -114,7 +114,8 @@ impl<G: Game> Tracked<G> {
     }
 
     /// Becomes `Tracked::new(config, seed, no decks)` of its own config, keeping its buffers
-    /// (the batch environment starts a game per env this way, without allocating).
+    /// (the batch environment starts a game per env this way: what it allocates is only what
+    /// the game's own start does, and the decks of later deals again).
     pub(crate) fn restart(&mut self, seed: u64) {
         self.state = G::new(&self.config, Rng::new(seed));
         self.seed = seed;

@@ -75,8 +75,9 @@ def test_root_parallel_ismcts_is_deterministic():
 
 def test_a_bot_and_a_state_shared_between_threads():
     # Two threads ask one search bot about one state while a third tries moves on that state:
-    # the searches take turns and work on a copy ("Already borrowed" before), so the third gets
-    # the engine's own answer, and the choices are those of the same bot asked alone.
+    # the searches take turns and do not hold the state while they run (the third got "Already
+    # borrowed" before; it gets the engine's own answer now), and the choices are those of the
+    # same bot asked alone.
     game, positions = states("spoil_five", count=1)
     s = positions[0]
     spec = "ismcts:iterations=2000"

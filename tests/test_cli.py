@@ -291,6 +291,7 @@ def test_play_generic_fallback(
         (["selfplay", "cau_robat", "--games", "2", "players=1e10000000"], "not finite"),
         (["selfplay", "cau_robat", "--games", "2", "--seed", "9" * 5000], "seed must lie"),
         (["selfplay", "cau_robat", "--games", "2", "x=" + "[" * 3000 + "]" * 3000], "too deeply"),
+        (["selfplay", "cau_robat", "--games", "2", "x=" + "[" * 600 + "]" * 600], "too deeply"),
         ([], "required"),
     ],
 )

@@ -71,6 +71,20 @@ def test_records(tmp_path: Path) -> None:
     assert [records.replay(rec).returns() for rec in recs] == res.returns.tolist()
 
 
+def test_numpy_integers_are_counts_and_seeds(tmp_path: Path) -> None:
+    """Seeds and counts of any integer type, as the engine takes them (numpy's bool is none)."""
+    a = tapete.selfplay("cau_robat", np.int64(3), seed=np.uint64(2), threads=np.int8(1), **CAU)
+    b = tapete.selfplay("cau_robat", 3, seed=2, **CAU)
+    assert (a.returns == b.returns).all() and type(a.seed) is int and a.to_dict() == b.to_dict()
+    path = tmp_path / "r.jsonl"
+    c = tapete.selfplay("cau_robat", np.int32(2), bots="heuristic", records=path, **CAU)
+    assert c.games == 2 and len(path.read_text().splitlines()) == 2
+    r = tapete.arena("cau_robat", ["random"] * 3, np.int32(2), seed=np.int64(1), **CAU)
+    assert r.to_dict() == tapete.arena("cau_robat", ["random"] * 3, 2, seed=1, **CAU).to_dict()
+    with pytest.raises(ConfigError):
+        tapete.selfplay("cau_robat", np.bool_(True), **CAU)
+
+
 def test_bad_arguments(tmp_path: Path) -> None:
     class Lowest:
         def choose(self, state: tapete.State) -> int:

@@ -110,9 +110,12 @@ def assert_same(batch, expected):
         np.testing.assert_array_equal(got, want, err_msg=f)
 
 
-def run(name, n, *, seed=0, threads=1, observe="current", autoreset="same_step", steps=200):
+def run(
+    name, n, *, seed=0, threads=1, observe="current", autoreset="same_step", steps=200, config=None
+):
+    config = SHORT[name] if config is None else config
     env = tapete.VectorEnv(
-        name, n, seed=seed, threads=threads, observe=observe, autoreset=autoreset, **SHORT[name]
+        name, n, seed=seed, threads=threads, observe=observe, autoreset=autoreset, **config
     )
     model = Model(env.game, n, seed, observe, autoreset)
     assert_same(env.reset(), model.reset())
@@ -146,6 +149,19 @@ def test_equivalent_to_single_states(name, autoreset):
         steps=250,
     )
     assert ended > 0  # the autoreset rule was exercised
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("spoil_five", {"players": 3, "num_deals": 3}),
+        ("cau_robat", {"players": 3, "hands_to_win": 2}),
+    ],
+)
+def test_games_of_several_deals_restart_as_new(name, config):
+    """An env restarts its game in place: after games of several deals (their decks and deal
+    starts replaced as they went) the next game is still exactly a new one."""
+    assert run(name, 3, seed=4, steps=300, config=config) > 3
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -191,12 +207,12 @@ def test_threads_sharing_one_env_take_turns():
         for t in range(12):
             try:
                 out = env.step(env.random_actions(t))
-            except Exception as e:  # noqa: BLE001 - reported by the assertion below
+                expected = alone.step(alone.random_actions(t))
+                for f in FIELDS:
+                    np.testing.assert_array_equal(getattr(out, f), getattr(expected, f))
+            except BaseException as e:  # noqa: BLE001 - a thread's failure, reported below
                 errors.append(e)
                 return
-            expected = alone.step(alone.random_actions(t))
-            for f in FIELDS:
-                np.testing.assert_array_equal(getattr(out, f), getattr(expected, f))
 
     def reader():
         start.wait()
@@ -205,7 +221,7 @@ def test_threads_sharing_one_env_take_turns():
                 assert env.state(i % 512).num_players() == 4
                 assert env.random_actions(i).shape == (512,)
                 assert env.game.name == "cuajo" and env.num_envs == 512
-            except Exception as e:  # noqa: BLE001
+            except BaseException as e:  # noqa: BLE001
                 errors.append(e)
                 return
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from tapete._core import Game, State, load_game
 from tapete.errors import ConfigError
 
@@ -28,9 +30,10 @@ def game_arg(game: str | Game, config: dict[str, Any]) -> Game:
 
 
 def action_id(action: object) -> int:
-    """``action`` as an int action id: any integer (numpy's too), but not a bool, which
-    `State.apply_action` refuses as well; anything else is a `TypeError`."""
-    if isinstance(action, bool) or not hasattr(action, "__index__"):
+    """``action`` as an int action id: any integer (numpy's too), but not a bool (numpy's
+    neither, which numpy 1 gives ``__index__``), which `State.apply_action` refuses as well;
+    anything else is a `TypeError`."""
+    if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
         raise TypeError(f"an action is an int action id, got {action!r:.40}")
     return operator.index(action)
 

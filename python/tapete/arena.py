@@ -32,6 +32,12 @@ def _ci95(samples: npt.NDArray[np.float64]) -> float:
     return float(Z95 * samples.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
 
 
+def plain(value: Any) -> Any:
+    """A numpy integer as the Python int it is: seeds and counts take any integer type, as the
+    engine does (numpy's bool is no integer); anything else as given, for the checks to judge."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
 def _finite(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
@@ -120,6 +126,7 @@ def arena(
     ends in ``.gz``) as a record (`tapete.records`, docs/records.md) naming the bot of each seat,
     in order of deal, then rotation.
     """
+    games, seed, threads = plain(games), plain(seed), plain(threads)
     if isinstance(game, str):
         game = load_game(game, **config)
     elif not isinstance(game, Game):

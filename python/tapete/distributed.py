@@ -38,7 +38,7 @@ except ImportError as error:
 from tapete import _core
 from tapete import records as _records
 from tapete._core import Game
-from tapete.arena import ArenaResult
+from tapete.arena import ArenaResult, plain
 from tapete.bots import Bot
 from tapete.errors import ConfigError
 from tapete.selfplay import RANDOM, SelfPlayResult, check_run, game_of, is_random, seat_specs
@@ -447,6 +447,7 @@ def arena(
     (no new task; the few still out end unused) and raises `Interrupted` with the result of
     the deals finished in order.
     """
+    games, seed, threads = plain(games), plain(seed), plain(threads)
     game = game_of(game, config)
     if isinstance(bots, str) or not isinstance(bots, Sequence):
         raise ConfigError("bots must be a sequence of bot specs, one per seat")
@@ -492,6 +493,7 @@ def selfplay(
     """`tapete.selfplay` on a Ray cluster: the same arguments and an identical result (every
     game's returns and length; records in seed order), whatever the cluster. ``address``,
     ``chunk``, ``progress`` and Ctrl-C as in `arena`."""
+    games, seed, threads = plain(games), plain(seed), plain(threads)
     game = game_of(game, config)
     specs = seat_specs(game, bots)
     check_run(game, specs, seed, threads, False)

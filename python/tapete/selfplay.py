@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from tapete import _core
 from tapete._core import Game, load_game
-from tapete.arena import _ci95, _finite
+from tapete.arena import _ci95, _finite, plain
 from tapete.errors import ConfigError
 
 __all__ = ["SelfPlayResult", "selfplay"]
@@ -138,6 +138,7 @@ def selfplay(
     ``threads``; the result does not depend on it. ``records=PATH`` appends every game to the
     JSON Lines file ``PATH`` (gzip if it ends in ``.gz``; `tapete.records`), in seed order.
     """
+    games, seed, threads = plain(games), plain(seed), plain(threads)
     game = game_of(game, config)
     specs = seat_specs(game, bots)
     check_run(game, specs, seed, threads, False)

@@ -94,7 +94,7 @@ impl Spec {
             let (name, value) = (name.trim(), value.trim());
             if given.contains(&name) {
                 return Err(config_err!(
-                    "ismcts parameter {} is given twice",
+                    "ismcts parameter {} is given twice; the parameters are: {ISMCTS_PARAMETERS}",
                     crate::error::quoted(name)
                 ));
             }

@@ -224,6 +224,15 @@ fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     }
 }
 
+/// A Python bool or numpy's, which is no integer here although numpy 1 gives it `__index__`.
+fn is_bool(value: &Bound<'_, PyAny>) -> bool {
+    value.is_instance_of::<PyBool>()
+        || value
+            .get_type()
+            .fully_qualified_name()
+            .is_ok_and(|n| n.to_str().is_ok_and(|n| n.starts_with("numpy.bool")))
+}
+
 /// An integer argument `0 <= value <= most` (`range` words it): an int or any integer type
 /// with `__index__` (numpy's), as for action ids; a bool, any other type or an integer out of
 /// range is a `ConfigError`, as for seeds.
@@ -234,14 +243,13 @@ fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> Py
             shown(value)
         ))
     };
-    if value.is_instance_of::<PyBool>() {
+    if is_bool(value) {
         return Err(bad());
     }
     let index;
     let value = if value.is_instance_of::<PyInt>() {
         value
     } else {
-        // numpy's bool and floats have no `__index__`
         index = value.call_method0("__index__").map_err(|_| bad())?;
         &index
     };
@@ -511,11 +519,11 @@ impl PyState {
                 shown(action)
             )))
         };
-        if action.is_instance_of::<PyBool>() {
+        if is_bool(action) {
             return Err(bad());
         }
         // Any integer type (numpy's too, as `random_actions` gives them), by `__index__`,
-        // which numpy's bool and floats refuse.
+        // which floats refuse.
         let index;
         let action = if action.is_instance_of::<PyInt>() {
             action

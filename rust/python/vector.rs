@@ -198,8 +198,10 @@ impl PyVectorEnv {
         py: Python<'py>,
         actions: PyReadonlyArray1<'py, i64>,
     ) -> PyResult<BatchArrays<'py>> {
-        let actions = actions.as_slice()?;
-        self.batch(py, move |env, out| env.step(actions, out))
+        // A copy: another Python thread may write to the array while the GIL is released,
+        // between the check of the actions and the step that applies them.
+        let actions = actions.as_slice()?.to_vec();
+        self.batch(py, move |env, out| env.step(&actions, out))
     }
 
     fn random_actions<'py>(

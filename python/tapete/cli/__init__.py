@@ -122,12 +122,6 @@ def _option_value(text: str) -> Any:
         return PYTHON_WORDS[text.lower()]
     if text == "None":
         return None
-    try:
-        value = json.loads(text, parse_float=Decimal)
-    except ValueError:
-        return text
-    except RecursionError:
-        raise ConfigError(f"a value nested too deeply: {text[:40]}...") from None
 
     def whole(v: Any) -> Any:
         if isinstance(v, Decimal):
@@ -141,7 +135,12 @@ def _option_value(text: str) -> Any:
             return {k: whole(x) for k, x in v.items()}
         return v
 
-    return whole(value)
+    try:
+        return whole(json.loads(text, parse_float=Decimal))
+    except ValueError:
+        return text
+    except RecursionError:  # in the decoder or in `whole`
+        raise ConfigError(f"a value nested too deeply: {text[:40]}...") from None
 
 
 def parse_options(items: Sequence[str]) -> dict[str, Any]:
