@@ -262,6 +262,16 @@ macro_rules! config_options {
 }
 pub(crate) use config_options;
 
+/// `q mod n` for `q < 2n`: a seat counted on from another, without a division (it runs for
+/// every rank a Cau Robat capture's run walks through, and every card of a Spoil Five trick).
+pub const fn wrap(q: usize, n: usize) -> usize {
+    if q >= n {
+        q - n
+    } else {
+        q
+    }
+}
+
 /// Seat check shared by every per-seat accessor.
 pub fn check_seat(seat: usize, players: usize) -> Result<()> {
     if seat < players {

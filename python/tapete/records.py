@@ -293,12 +293,12 @@ def replay(record: Mapping[str, Any], *, load_game: Callable[..., Any] | None = 
     `tapete.ParseError`, naming the file and line of a record that `read` gave. ``load_game``
     chooses the implementation (default the engine, ``tapete.load_game``;
     ``tapete.reference.load_game`` for the reference model)."""
-    where = getattr(record, "where", None)
-    if where is None:
-        return _replay(record, load_game)
     try:
         return _replay(record, load_game)
     except ParseError as error:
+        where = getattr(record, "where", None)
+        if where is None:
+            raise
         raise ParseError(f"{where}: {error}") from None
 
 

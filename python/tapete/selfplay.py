@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete import _core
+from tapete import records as _records
 from tapete._core import Game, load_game
 from tapete.arena import _ci95, _finite, plain
 from tapete.errors import ConfigError
@@ -143,8 +144,6 @@ def selfplay(
     specs = seat_specs(game, bots)
     check_run(game, specs, seed, threads, False)
     if records is not None:
-        from tapete import records as _records
-
         _records.check_destination(records)
     if is_random(specs):
         returns, lengths = game.play_random(games, seed, threads)

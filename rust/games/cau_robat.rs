@@ -3,7 +3,7 @@
 //! table are bit sets, score piles ordered arrays (their tops decide robberies and payments).
 
 use crate::cards::{bit, ids, Pack, SPANISH_40};
-use crate::game::{config_options, Action as ActionTrait, FirstDealer, Game, Redeal};
+use crate::game::{config_options, wrap, Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -59,16 +59,6 @@ const fn rank_of(c: u8) -> usize {
 const fn rank_cards(r: usize) -> u64 {
     0xF << (4 * r)
 }
-/// `q mod n` for `q < 2n`: a seat counted on from another, without a division (this runs for
-/// every rank a capture's run walks through).
-const fn wrap(q: usize, n: usize) -> usize {
-    if q >= n {
-        q - n
-    } else {
-        q
-    }
-}
-
 fn step(r: usize, up: bool) -> usize {
     if up {
         (r + 1) % RANKS

@@ -2,7 +2,7 @@
 //! shared/rules/spoil_five.md). Hands are `u64` bit sets of card ids `13·suit + rank`.
 
 use crate::cards::{bit, ids, write_bits, Pack, FRENCH_SPOIL_FIVE};
-use crate::game::{Action as ActionTrait, FirstDealer, Game, Redeal};
+use crate::game::{wrap, Action as ActionTrait, FirstDealer, Game, Redeal};
 use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
@@ -938,11 +938,10 @@ impl SpoilFive {
         } else {
             (self.leader, &self.trick[..], self.trick_len as usize)
         };
-        cards[..len].iter().enumerate().map(move |(i, &c)| {
-            // leader + i < 2n: a subtraction rather than a division
-            let q = leader as usize + i;
-            (if q >= n { q - n } else { q }, c)
-        })
+        cards[..len]
+            .iter()
+            .enumerate()
+            .map(move |(i, &c)| (wrap(leader as usize + i, n), c))
     }
 
     fn deal_positions(&self, seat: usize) -> Vec<usize> {

@@ -2,12 +2,14 @@
 //! arena of `crate::bots`, run without the GIL. `tapete/bots.py` and `tapete/arena.py` add the
 //! typed Python surface.
 
-use super::{config_error, count_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState};
+use super::{
+    config_error, count_arg, locked, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState,
+};
 use crate::bots::{DynBot, Spec};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 /// Most deals one native arena call plays (its results take 8·(players + 1) bytes a deal).
 pub const MAX_DEALS: u64 = 10_000_000;
@@ -53,11 +55,6 @@ impl PyBot {
     fn __repr__(&self) -> String {
         format!("Bot({:?})", self.name)
     }
-}
-
-/// The lock's guard; a panic while it was held (a bug) does not make the object unusable.
-pub(super) fn locked<T: ?Sized>(m: &Mutex<Box<T>>) -> MutexGuard<'_, Box<T>> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[pyfunction]

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 mod bots;
 mod vector;
@@ -224,6 +225,11 @@ fn seed_of(seed: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
     }
 }
 
+/// The lock's guard; a panic while it was held (a bug) does not make the object unusable.
+fn locked<T: ?Sized>(m: &Mutex<Box<T>>) -> MutexGuard<'_, Box<T>> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// A Python bool or numpy's, which is no integer here although numpy 1 gives it `__index__`.
 fn is_bool(value: &Bound<'_, PyAny>) -> bool {
     value.is_instance_of::<PyBool>()
@@ -233,9 +239,20 @@ fn is_bool(value: &Bound<'_, PyAny>) -> bool {
             .is_ok_and(|n| n.to_str().is_ok_and(|n| n.starts_with("numpy.bool")))
 }
 
-/// An integer argument `0 <= value <= most` (`range` words it): an int or any integer type
-/// with `__index__` (numpy's), as for action ids; a bool, any other type or an integer out of
-/// range is a `ConfigError`, as for seeds.
+/// `value` as a Python int when it is an integer: an int or any type with `__index__`
+/// (numpy's), but no bool; `None` otherwise. Seeds, counts and action ids all take these.
+fn integer<'py>(value: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    if is_bool(value) {
+        None
+    } else if value.is_instance_of::<PyInt>() {
+        Some(value.clone())
+    } else {
+        value.call_method0("__index__").ok()
+    }
+}
+
+/// An integer argument `0 <= value <= most` (`range` words it): any `integer`; a bool, any
+/// other type or an integer out of range is a `ConfigError`, as for seeds.
 fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> PyResult<u64> {
     let bad = || {
         config_error(format!(
@@ -243,17 +260,8 @@ fn count_arg(value: &Bound<'_, PyAny>, what: &str, most: u64, range: &str) -> Py
             shown(value)
         ))
     };
-    if is_bool(value) {
-        return Err(bad());
-    }
-    let index;
-    let value = if value.is_instance_of::<PyInt>() {
-        value
-    } else {
-        index = value.call_method0("__index__").map_err(|_| bad())?;
-        &index
-    };
-    value
+    integer(value)
+        .ok_or_else(bad)?
         .extract::<u64>()
         .ok()
         .filter(|&v| v <= most)
@@ -519,24 +527,14 @@ impl PyState {
                 shown(action)
             )))
         };
-        if is_bool(action) {
-            return Err(bad());
-        }
-        // Any integer type (numpy's too, as `random_actions` gives them), by `__index__`,
-        // which floats refuse.
-        let index;
-        let action = if action.is_instance_of::<PyInt>() {
-            action
-        } else {
-            index = action.call_method0("__index__").map_err(|_| bad())?;
-            &index
-        };
+        // Any integer type (numpy's too, as `random_actions` gives them).
+        let action = integer(action).ok_or_else(bad)?;
         match action.extract::<i64>() {
             Ok(id) => usize::try_from(id)
                 .map_err(|_| to_py(Error::IllegalAction(format!("action id {id} is negative")))),
             Err(_) => Err(to_py(Error::IllegalAction(format!(
                 "action id {} is out of range",
-                shown(action)
+                shown(&action)
             )))),
         }
     }

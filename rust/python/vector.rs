@@ -2,8 +2,9 @@
 //! stepped without the GIL. `tapete/vector.py` adds the typed `Batch` and the argument checks
 //! numpy does best (dtype, shape).
 
-use super::bots::locked;
-use super::{config_error, positive_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState};
+use super::{
+    config_error, locked, positive_arg, seed_arg, text_arg, threads_arg, OrPy, PyGame, PyState,
+};
 use crate::batch::{Autoreset, DynVectorEnv, Observe, Out, Settings, MAX_ENVS};
 use numpy::ndarray::{Dimension, Ix1, Ix2, IxDyn};
 use numpy::npyffi::{self, npy_intp, PY_ARRAY_API};

@@ -53,6 +53,7 @@ from rich.text import Text
 
 import tapete
 from tapete import ConfigError, Game, State, TapeteError
+from tapete import records as _records
 from tapete.cli import cau_robat, cicera, cluster, cuajo, spoil_five
 from tapete.cli import replay as records_cli
 from tapete.cli._ui import (
@@ -452,7 +453,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     others_specs = iter(specs * (n - 1) if len(specs) == 1 else specs)
     seat_names = ["human" if s == seat else next(others_specs) for s in range(n)]
     if args.out:
-        records_cli.open_for_records(args.out)
+        _records.check_destination(args.out)
     ui = ui_for(game.name)
     intro = Text(f"{ui.title}", style="bold")
     names = sorted(set(specs))
@@ -760,7 +761,7 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     _check_seed_range(seed, games)
     new_state(game, seed)  # a bad seed is reported before any work
     if args.out:
-        records_cli.open_for_records(args.out)
+        _records.check_destination(args.out)
     cluster.check(args)
     if args.ray is not None:
         cluster.connect(args)
@@ -882,7 +883,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     step = max(1, args.threads)
     interrupted = False
     if args.out:
-        records_cli.open_for_records(args.out)
+        _records.check_destination(args.out)
     record_seconds = 0.0
     progress = progress_bar(console, "deals", disable=args.json or not console.is_terminal)
     start = time.perf_counter()

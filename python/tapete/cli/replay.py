@@ -34,7 +34,6 @@ __all__ = [
     "add_out_argument",
     "add_replay_parser",
     "cmd_replay",
-    "open_for_records",
     "save_played",
     "write_arena_records",
     "write_selfplay_records",
@@ -62,13 +61,6 @@ def _out_path(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a file name, got an empty one")
     return text
-
-
-def open_for_records(path: str) -> None:
-    """Fails early (a `CliError`) when ``path`` cannot be appended to; makes no file."""
-    why = _records.unwritable(path)
-    if why is not None:
-        raise CliError(f"cannot write records to {path}: {why}")
 
 
 def _write(path: str, items: Any) -> int:

@@ -1749,10 +1749,10 @@ impl Game for Cuajo {
         let b = block(112);
         let mut seen = self.all_cards(seat);
         seen[self.sowee as usize] += 1;
-        for (_, counts) in self.known.iter().enumerate().filter(|&(q, _)| q != seat) {
-            seen.iter_mut().zip(counts).for_each(|(n, c)| *n += c);
+        seen = add(&seen, &self.lying);
+        for q in (0..SEATS).filter(|&q| q != seat) {
+            seen = add(&seen, &self.known[q]);
         }
-        seen.iter_mut().zip(&self.lying).for_each(|(n, c)| *n += c);
         thermo(out, b, &seen);
         let b = block(60);
         for q in 0..SEATS {
