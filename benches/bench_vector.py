@@ -23,6 +23,8 @@ import numpy as np
 
 import tapete
 
+WARM_UP = 0.3  # seconds, before each timed round
+
 CONFIGS = {"spoil_five": {}, "cicera": {}, "cau_robat": {}, "cuajo": {}}
 
 
@@ -118,12 +120,19 @@ def median_rate(run: Callable[[], int], rounds: int) -> float:
 
 def median_rates(runs: list[Callable[[], int]], rounds: int) -> list[float]:
     """The median rate of each run, their rounds interleaved (one round of each in turn), so
-    that the machine's drift over the minutes of a run weighs on all of them alike."""
+    that the machine's drift over the minutes of a run weighs on all of them alike. Each round
+    is timed after WARM_UP seconds of the same run: on this VM an idle core takes about 0.1 s
+    to come back to full speed (a two-thread step took 350 µs, then 125 µs once warm), and
+    the rounds of the other runs leave it idle. A learner stepping without pause sees the
+    warm rate."""
     for run in runs:
         run()  # warm up (and compile, for pgx)
     rates: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
         for run, out in zip(runs, rates, strict=True):
+            until = time.perf_counter() + WARM_UP
+            while time.perf_counter() < until:
+                run()
             start = time.perf_counter()
             done = run()
             out.append(done / (time.perf_counter() - start))

@@ -1160,10 +1160,17 @@ impl Game for CauRobat {
         const DEALER: usize = LAST_PLAY + 16;
         const WON: usize = DEALER + 6;
         const UNSEEN: usize = WON + 6;
-        let out: &mut [f32; UNSEEN + RANKS] = out.try_into().expect("243 floats");
+        let out: &mut [f32; UNSEEN + RANKS] = out.try_into().expect("253 floats");
         let n = self.n();
         // Seats counted from the viewer (q and seat are both below n: no division needed).
-        let rel = |q: usize| if q >= seat { q - seat } else { q + n - seat };
+        let rel = |q: usize| {
+            let d = q + n - seat;
+            if d >= n {
+                d - n
+            } else {
+                d
+            }
+        };
         out[PHASE + self.over as usize] = 1.0;
         if let Some(p) = self.current_player() {
             out[TO_PLAY + rel(p)] = 1.0;
@@ -1178,20 +1185,24 @@ impl Game for CauRobat {
         // Every seat's blocks in one pass; `won / hands_to_win` to f32 (a unit test checks the
         // product gives the quotient's bits).
         let per_win = 1.0 / self.rules.hands_to_win as f64;
-        let mut unseen = 0;
+        // Selects rather than branches: which piles are empty and where the viewer sits vary
+        // from one env to the next (a batch step took about 3% less).
+        let mut held = 0;
         for q in 0..n {
             let r = rel(q);
             let pile = &self.piles[q];
             let o = PILES + r * 22;
-            out[o] = PER_40[pile.len as usize];
-            out[o + 1 + pile.top().map_or(RANKS, rank_of)] = 1.0;
+            let len = pile.len as usize;
+            out[o] = PER_40[len];
+            let top = rank_of(pile.cards[len.saturating_sub(1)]);
+            out[o + 1 + if len == 0 { RANKS } else { top }] = 1.0;
             quarters(pile.set, &mut out[o + 12..o + 22]);
             out[HAND_SIZES + r] = PER_12[self.hands[q].count_ones() as usize];
             out[WON + r] = (self.hands_won[q] as f64 * per_win) as f32;
-            if q != seat {
-                unseen |= self.hands[q]; // the only cards the viewer cannot see anywhere
-            }
+            held |= self.hands[q];
         }
+        // The only cards the viewer cannot see anywhere: the other hands.
+        let unseen = held & !hand;
         if self.chain_len > 0 {
             let len = self.chain_len as usize;
             out[CHAIN] = 1.0;
