@@ -218,13 +218,21 @@ impl Rules {
 
     /// Seat receiving hand-dealing position `i` of a deal by `dealer`.
     fn recipient(&self, dealer: usize, i: usize) -> usize {
-        let n = self.n;
-        let offset = if n == 5 && i >= 30 {
-            i - 30
-        } else {
-            (i % (3 * n)) / 3
+        // From a table: two divisions by `n` per card took about 6% of a batch step.
+        const OFFSETS: [[u8; 40]; MAX_PLAYERS + 1] = {
+            let mut t = [[0; 40]; MAX_PLAYERS + 1];
+            let mut n = 3;
+            while n <= MAX_PLAYERS {
+                let mut i = 0;
+                while i < 40 {
+                    t[n][i] = if n == 5 && i >= 30 { i - 30 } else { (i % (3 * n)) / 3 } as u8;
+                    i += 1;
+                }
+                n += 1;
+            }
+            t
         };
-        (dealer + 1 + offset) % n
+        wrap(dealer + 1 + OFFSETS[self.n][i] as usize, self.n)
     }
 }
 
@@ -639,7 +647,7 @@ impl CauRobat {
             return;
         }
         self.hand += 1;
-        self.dealer = ((self.dealer as usize + 1) % n) as u8;
+        self.dealer = wrap(self.dealer as usize + 1, n) as u8;
         self.start_hand();
     }
 
@@ -692,7 +700,7 @@ impl CauRobat {
                 i += 1;
             }
         }
-        self.to_play = ((dealer + 1) % self.n()) as u8;
+        self.to_play = wrap(dealer + 1, self.n()) as u8;
     }
 
     fn rank_json(c: u8) -> Value {
