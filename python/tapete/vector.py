@@ -15,6 +15,8 @@ from tapete.errors import ConfigError, IllegalActionError
 
 __all__ = ["Batch", "VectorEnv"]
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
 
 @dataclass(frozen=True, slots=True)
 class Batch:
@@ -96,7 +98,7 @@ class VectorEnv:
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        top = np.iinfo(np.int64).max
+        top = _INT64_MAX
         if a.dtype != np.uint64 or not (a > top).any():
             return Batch(*self._env.step(np.ascontiguousarray(a, dtype=np.int64)))
         # Beyond int64: out of range either way, stepped as int64's largest, and the message
