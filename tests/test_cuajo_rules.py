@@ -1552,9 +1552,9 @@ def test_fl09_turn_cap(impl):
 
 def test_dead_hand_is_a_wash(impl):
     """A-45: seat 0 holds twelve kings and the three HB (the sowee), draws AO and lays the
-    sowee secret with AO as its extra card: nothing is left to discard and AO cannot be
-    melded: its only action is ``pass``, which ends the hand as a wash (the secret payment
-    stands)."""
+    sowee secret with AO as its extra card: nothing is left to discard, no secret and AO cannot
+    be melded, so "the only thing legal would be nothing" and the hand ends at once as a wash
+    (the secret payment stands)."""
     hand = split("KO KO KO KC KC KC KE KE KE KB KB KB HB HB HB")
     deal = Deal(3, {0: hand}, "HB", head="AO", opening="JB")
     run = Run(impl, deal)
@@ -1564,8 +1564,6 @@ def test_dead_hand_is_a_wash(impl):
         f"sowee-secret {c}" for c in split("AO KO KC KE KB")
     ]
     run.act(0, "sowee-secret AO")
-    assert run.legal() == ["pass"]
-    run.act(0, "pass")
     result = run.finished()
     assert (result["winner"], result["reason"], result["payments"]) == (
         None,
@@ -1575,24 +1573,66 @@ def test_dead_hand_is_a_wash(impl):
     assert run.view()["balances"] == secret_paid(0)
 
 
-def test_dead_hand_may_still_lay_a_king_secret(impl):
-    """Rules 3.3 and 5.2: four identical kings in hand are a secret at any own turn, also in a
-    dead hand: seat 0 (as in the case above, but with four KO) may lay the secret KO, paid at
-    once, before the ``pass`` that ends the hand."""
+def test_dead_hand_lays_its_king_secret_then_ends(impl):
+    """Rules 3.3 and A-45: four identical kings in hand are a secret at any own turn, also when
+    nothing else is legal: seat 0 (as in the case above, but with four KO) may then only lay the
+    secret KO, paid at once, and the hand ends as a wash as soon as nothing is legal."""
     hand = split("KO KO KO KO KC KC KC KE KE KE KB KB HB HB HB")
     deal = Deal(3, {0: hand}, "HB", head="AO", opening="JB")
     run = Run(impl, deal)
     run.act(3, "discard JB")
     run.act(0, "draw")
     run.act(0, "sowee-secret AO")
-    assert run.legal() == ["secret KO", "pass"]
+    assert run.legal() == ["secret KO"]
     run.act(0, "secret KO")
-    assert run.view(1)["balances"] == add(secret_paid(0), secret_paid(0))
-    assert run.legal() == ["pass"]
-    run.act(0, "pass")
     result = run.finished()
     assert (result["winner"], result["reason"]) == (None, "dead_hand")
     assert run.view()["balances"] == [200, -100, 0, -100]
+
+
+def test_empty_stock_take_then_a_secret_that_breaks_the_hand(impl):
+    """Rules 3.3 DRAW and FL-07: after taking the last discard from an empty stock no discard
+    is legal, only the win "optionally preceded by secret declarations", and ACTION lists
+    every secret of four identical cards.  With ``undeclared_quad_valid = false`` seat 3's
+    3O×4 4O×4 5O×4 AO AC AE KB is complete (four 3-4-5 of coins) but loses that with any of
+    its secrets: each is still legal, and once nothing is (A-45) the hand is a wash."""
+    seat3 = split("3O 3O 3O 3O 4O 4O 4O 5O 5O 5O 5O AO AC AE KB")  # waits on 4O
+    rest = list(FULL_PACK)
+    for card in seat3 + ["HB", "4O"]:
+        rest.remove(card)
+    # The stock: 49 cards nobody keeps (no kings, no AB), then the 4O seat 2 will discard.
+    stock = [c for c in rest if not is_king(c) and c != "AB"][:49] + ["4O"]
+    for card in stock[:-1]:
+        rest.remove(card)
+    others = iter(rest)
+    order = [s for r in range(3) for s in [1] * 5 + [2] * 5 + [3] * 5 + [0] * (6 if r == 0 else 5)]
+    mine = iter(seat3)
+    deck = [next(mine) if s == 3 else next(others) for s in order] + ["HB"] + stock + list(others)
+    state = impl.load_game("cuajo", first_dealer=0, undeclared_quad_valid=False).new_initial_state(
+        0, deck=deck
+    )
+
+    def act(text):
+        state.apply_action(state.string_to_action(text))
+
+    act(legal_strings(state)[0])  # the dealer's opening discard
+    while state.view()["stock_size"] > 0 or state.view()["phase"] != "draw":
+        phase, seat = state.view()["phase"], state.current_player()
+        if phase == "draw":
+            act("draw")
+        elif phase in ("drawer_option", "claim"):
+            act("pass")
+        else:
+            act("discard " + state.view(seat)["last_draw"]["card"])
+    assert state.current_player() == 3 and legal_strings(state) == ["take", "pass"]
+    act("take")
+    assert legal_strings(state) == ["secret 3O", "secret 4O", "secret 5O", "win"]
+    act("secret 3O")
+    assert legal_strings(state) == ["secret 4O", "secret 5O"]  # no win, no discard
+    act("secret 4O")
+    act("secret 5O")
+    # AO AC AE KB: a set and a king, complete again
+    assert legal_strings(state) == ["win"]
 
 
 @pytest.mark.parametrize("after_wash, dealer", [("same", 3), ("next", 0)])
@@ -2335,13 +2375,19 @@ def test_view_is_json_ready_and_hides_hands(impl):
     assert isinstance(run.state.observation_tensor(0), np.ndarray)
 
 
-def test_fl07_no_secret_after_an_empty_stock_take_without_secret_on_winning_turn(impl):
-    """After the empty-stock take the turn must end in a win; with
-    ``secret_on_winning_turn = false`` a secret would forbid it, so none is offered."""
+def test_fl07_secret_after_an_empty_stock_take_without_secret_on_winning_turn(impl):
+    """After the empty-stock take no discard is legal; with ``secret_on_winning_turn =
+    false`` a secret forbids the win of this turn but stays legal (rules 3.3 lists every
+    secret in ACTION): laying it leaves nothing legal, a dead hand (A-45), paid secret and
+    all."""
     run = Run(impl, fl07_deal(), secret_on_winning_turn=False)
     run.act(3, "discard JE")
     run.cycles(0, 49)
     run.act(1, "draw")
     run.act(1, "discard 4E")
     run.act(2, "take")
-    assert run.legal() == ["win"]
+    assert run.legal() == ["secret 4E", "win"]
+    run.act(2, "secret 4E")
+    result = run.finished()
+    assert (result["winner"], result["reason"]) == (None, "dead_hand")
+    assert run.view()["balances"] == secret_paid(2)

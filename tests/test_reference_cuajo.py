@@ -1002,13 +1002,12 @@ def test_natural_win_and_option() -> None:
 def test_dead_hand_at_the_opening() -> None:
     kings = " ".join(["KO KC KE KB"] * 4)
     state = new_state(build_deck(0, {0: kings}, "HB"), dealer_natural_win=False)
-    # no discard and no win: the hand is dead, but the four king secrets may still be laid
-    assert state.legal_actions() == [SECRET_BASE + k for k in (6, 13, 20, 27)] + [PASS]
+    # no discard and no win: only the four king secrets, and once they are laid nothing is
+    # legal: the hand ends as a wash at once (rules A-45)
+    assert state.legal_actions() == [SECRET_BASE + k for k in (6, 13, 20, 27)]
     for k in (6, 13, 20, 27):
         state.apply_action(SECRET_BASE + k)
-    assert state.legal_actions() == [PASS]
     assert state.view()["balances"] == [400, -200, 0, -200]
-    state.apply_action(PASS)
     assert state.is_terminal() and state.view()["result"]["reason"] == "dead_hand"
     state = new_state(build_deck(0, {0: kings}, "HB"))
     assert state.legal_actions() == sorted([SECRET_BASE + k for k in (6, 13, 20, 27)] + [WIN])

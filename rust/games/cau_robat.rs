@@ -225,7 +225,11 @@ impl Rules {
             while n <= MAX_PLAYERS {
                 let mut i = 0;
                 while i < 40 {
-                    t[n][i] = if n == 5 && i >= 30 { i - 30 } else { (i % (3 * n)) / 3 } as u8;
+                    t[n][i] = if n == 5 && i >= 30 {
+                        i - 30
+                    } else {
+                        (i % (3 * n)) / 3
+                    } as u8;
                     i += 1;
                 }
                 n += 1;

@@ -792,23 +792,29 @@ class CuajoState(ReferenceState):
         h.phase = "action"
         h.to_play = h.current = c
         h.claimants = []
+        self._end_if_dead(c)
 
-    def _dead(self, c: int) -> bool:
-        """Rules A-45: a player who must discard but can neither discard nor win; ``pass``
-        ends the hand as a wash (rules 3.3: the secrets he holds are still legal before it)."""
-        return not self._discard_options(c) and not self._win_allowed(c)
+    def _plays(self, c: int) -> list[int]:
+        """What ``c`` may do at the opening or in the action phase (rules 3.3): discard a
+        non-king, lay a secret (four identical cards, or the sowee's three and another card),
+        win."""
+        hand = self._hand.concealed[c]
+        out = [DISCARD_BASE + t for t in self._discard_options(c)]
+        out += [SECRET_BASE + t for t in range(NUM_KINDS) if hand[t] == 4]
+        sowee = self._sowee
+        if hand[sowee] == 3:
+            out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != sowee and hand[x] >= 1]
+        if self._win_allowed(c):
+            out.append(WIN)
+        return sorted(out)
 
-    def _secret_allowed(self, c: int, kind: int, count: int) -> bool:
-        """After taking the last discard from an empty stock the turn must end in a win: only
-        secrets (``count`` cards of ``kind`` laid down) that keep the hand complete."""
-        h = self._hand
-        if not h.empty_take:
-            return True
-        if not self._cfg["secret_on_winning_turn"]:
-            return False
-        pool = self._pool(c)
-        pool[kind] -= count
-        return self._partitionable(pool)
+    def _end_if_dead(self, c: int) -> None:
+        """Rules A-45: a player who may neither discard, lay a secret nor win ends the hand as
+        a wash at once.  A deal is never dead: a dealer with nothing to discard holds all
+        sixteen kings, four secrets."""
+        if not self._plays(c):
+            self._event(None, f"{_p(c)} can neither discard, lay a secret nor win: dead hand")
+            self._end_hand("dead_hand")
 
     def _start_turn(self, c: int) -> None:
         h = self._hand
@@ -954,6 +960,7 @@ class CuajoState(ReferenceState):
         self._pay(c, {o: amount for o in self._opponents(c)})
         h.secret_this_turn = True
         self._fix_marker(c)
+        self._end_if_dead(c)
 
     def _win(self, w: int, source: str, card: int | None) -> None:
         self._event(
@@ -1119,21 +1126,7 @@ class CuajoState(ReferenceState):
         c = h.to_play
         phase = h.phase
         if phase in ("opening", "action"):
-            hand = h.concealed[c]
-            out = [DISCARD_BASE + t for t in self._discard_options(c)]
-            out += [
-                SECRET_BASE + t
-                for t in range(NUM_KINDS)
-                if hand[t] == 4 and self._secret_allowed(c, t, 4)
-            ]
-            sowee = self._sowee
-            if hand[sowee] == 3 and self._secret_allowed(c, sowee, 3):
-                out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != sowee and hand[x] >= 1]
-            if self._win_allowed(c):
-                out.append(WIN)
-            if self._dead(c):
-                out.append(PASS)  # the secrets he holds may still be laid before it
-            return sorted(out)
+            return self._plays(c)
         if phase == "draw":
             top = self._top_discard()
             assert top is not None
@@ -1211,10 +1204,7 @@ class CuajoState(ReferenceState):
             self._event(None, f"{_p(c)} claims {_fmt(x)} from {_p(drawer)}")
             self._win(c, "claim", x)
         elif action == PASS:
-            if phase in ("opening", "action"):
-                self._event(None, f"{_p(c)} can neither discard nor win: dead hand")
-                self._end_hand("dead_hand")
-            elif phase == "draw":
+            if phase == "draw":
                 self._event(None, f"{_p(c)} passes: the stock is empty")
                 self._end_hand("empty_stock")
             elif phase == "drawer_option":

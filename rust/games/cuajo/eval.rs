@@ -208,15 +208,28 @@ fn block_waits(c: &Counts, table: &[bool; 625], open: &dyn Fn(usize) -> bool) ->
         r if r < JACK => 1,
         _ => 2,
     };
-    let ok: [bool; 3] = std::array::from_fn(|b| splits(c, b));
-    if ok.iter().filter(|&&x| !x).count() >= 2 {
-        return 0;
+    // Aces and 3-4-5 split only into groups of three or four cards (kings may stand alone):
+    // counted, most blocks are settled without looking for sequences.
+    let count = |first: usize, ranks: usize| -> u8 {
+        (0..4)
+            .map(|s| (first..first + ranks).map(|r| c[kind(s, r)]).sum::<u8>())
+            .sum()
+    };
+    let cards = [count(ACE, 1), count(THREE, 3), 0];
+    let sizes_fit = |b: usize, n: u8| b == 2 || !matches!(n, 1 | 2 | 5);
+    // Whether each block splits, looked at only while at most one does not.
+    let mut ok = [true; 3];
+    for b in 0..3 {
+        ok[b] = sizes_fit(b, cards[b]) && splits(c, b);
+        if !ok[b] && ok[..b].contains(&false) {
+            return 0;
+        }
     }
     let mut out = 0;
     let mut d = *c;
     for t in (0..KINDS).filter(|&t| open(t)) {
         let b = block_of(rank_of(t));
-        if (0..3).any(|o| o != b && !ok[o]) {
+        if (0..3).any(|o| o != b && !ok[o]) || !sizes_fit(b, cards[b] + 1) {
             continue;
         }
         d[t] += 1;

@@ -513,10 +513,11 @@ impl Cuajo {
         let pool = self.pool(s);
         let target = self.target(s);
         let win = legal.contains(&Action::Win);
-        let dead = legal.contains(&Action::Pass);
+        // Nothing to discard and no win: only secrets (or the dealer's dead-hand pass).
+        let dead = !win && !legal.iter().any(|a| matches!(a, Action::Discard(_)));
         let w = self.sowee as usize;
         // A secret is paid at once; lay it when it keeps the win (the rules allowing a win
-        // after it) or does not lengthen the way to one. A dead hand lays all it has.
+        // after it) or does not lengthen the way to one. Without a discard or a win, all.
         let worth = |cards: usize, n: u8| {
             let mut rest = pool;
             rest[cards] -= n;
@@ -541,11 +542,7 @@ impl Cuajo {
         if win {
             return Action::Win;
         }
-        self.choose_discard(s, legal, rng, &ev).unwrap_or(if dead {
-            Action::Pass
-        } else {
-            legal[0]
-        })
+        self.choose_discard(s, legal, rng, &ev).unwrap_or(legal[0])
     }
 
     /// The extra card of a sowee secret can never be discarded: a king (never discardable

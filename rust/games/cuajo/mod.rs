@@ -650,25 +650,29 @@ impl Cuajo {
         self.phase = Phase::Opening;
     }
 
-    /// After taking the last discard from an empty stock only a win can end the turn: a secret
-    /// is offered only if the hand stays complete after it.
-    fn secret_keeps_win(&self, s: usize, secret: Secret) -> bool {
-        if !self.last_take {
-            return true;
-        }
-        let mut p = self.pool(s);
-        let (k, n) = if secret.sowee {
-            (self.sowee as usize, 3)
-        } else {
-            (secret.card as usize, 4)
-        };
-        p[k] -= n;
-        self.rules.secret_then_win && partitionable(&p, self.melds())
-    }
-
     fn enter_action(&mut self) {
         self.phase = Phase::Action;
         self.current = self.turn_of;
+        self.end_if_dead();
+    }
+
+    /// Rules A-45: a player who can neither discard, declare a secret nor win ends the hand as
+    /// a wash at once (only kings, secrets and a sowee secret's extra card left, or after the
+    /// last discard taken from an empty stock a secret that broke the complete hand). A deal
+    /// is never dead: a dealer with nothing to discard holds all sixteen kings, four secrets.
+    fn end_if_dead(&mut self) {
+        if !self.any_play(self.current as usize) {
+            self.wash(Reason::DeadHand);
+        }
+    }
+
+    /// Whether `s`, at the opening or in the action phase, has a discard, a secret or a win.
+    fn any_play(&self, s: usize) -> bool {
+        let hand = &self.concealed[s];
+        (0..KINDS).any(|k| self.discard_legal(s, k) || hand[k] == 4)
+            || hand[self.sowee as usize] == 3
+                && (0..KINDS).any(|k| k != self.sowee as usize && hand[k] > 0)
+            || self.win_legal(s)
     }
 
     // --- Transitions ---------------------------------------------------------------------------
@@ -736,6 +740,7 @@ impl Cuajo {
                 };
             }
         }
+        self.end_if_dead();
     }
 
     fn reveal_required(&self, c: usize) -> bool {
@@ -1453,44 +1458,26 @@ impl Game for Cuajo {
         match self.phase {
             Phase::Opening | Phase::Action => {
                 let hand = &self.concealed[s];
-                let win = self.win_legal(s);
-                let before = out.len();
                 out.extend(
                     (0..KINDS)
                         .filter(|&k| self.discard_legal(s, k))
                         .map(|k| Action::Discard(k as u8)),
                 );
-                // A dead hand: neither a discard nor a win; `pass` ends it as a wash, and the
-                // secrets he holds may still be laid before it.
-                let dead = out.len() == before && !win;
-                let normal = |k: usize| Secret {
-                    sowee: false,
-                    card: k as u8,
-                };
                 out.extend(
                     (0..KINDS)
-                        .filter(|&k| hand[k] == 4 && self.secret_keeps_win(s, normal(k)))
+                        .filter(|&k| hand[k] == 4)
                         .map(|k| Action::Secret(k as u8)),
                 );
                 let w = self.sowee as usize;
-                let sowee = |k: usize| Secret {
-                    sowee: true,
-                    card: k as u8,
-                };
                 if hand[w] == 3 {
                     out.extend(
                         (0..KINDS)
-                            .filter(|&k| {
-                                k != w && hand[k] > 0 && self.secret_keeps_win(s, sowee(k))
-                            })
+                            .filter(|&k| k != w && hand[k] > 0)
                             .map(|k| Action::SoweeSecret(k as u8)),
                     );
                 }
-                if win {
+                if self.win_legal(s) {
                     out.push(Action::Win);
-                }
-                if dead {
-                    out.push(Action::Pass);
                 }
             }
             Phase::Draw => {
@@ -1563,7 +1550,6 @@ impl Game for Cuajo {
                 self.win(s, Source::Claim, Some(x));
             }
             (Phase::Draw, Action::Pass) => self.wash(Reason::EmptyStock),
-            (Phase::Opening | Phase::Action, Action::Pass) => self.wash(Reason::DeadHand),
             (Phase::DrawerOption, Action::Pass) => {
                 self.phase = Phase::Claim;
                 self.current = self.claimants[0];
@@ -1990,25 +1976,14 @@ impl Game for Cuajo {
         let s = self.current as usize;
         let hand = &self.concealed[s];
         let w = self.sowee as usize;
-        let secret = |sowee: bool, k: u8| Secret { sowee, card: k };
         match (self.phase, action) {
             (Phase::Opening | Phase::Action, a) => match a {
                 Action::Discard(k) => (k as usize) < KINDS && self.discard_legal(s, k as usize),
-                Action::Secret(k) => {
-                    (k as usize) < KINDS
-                        && hand[k as usize] == 4
-                        && self.secret_keeps_win(s, secret(false, k))
-                }
+                Action::Secret(k) => (k as usize) < KINDS && hand[k as usize] == 4,
                 Action::SoweeSecret(k) => {
-                    (k as usize) < KINDS
-                        && hand[w] == 3
-                        && k as usize != w
-                        && hand[k as usize] > 0
-                        && self.secret_keeps_win(s, secret(true, k))
+                    (k as usize) < KINDS && hand[w] == 3 && k as usize != w && hand[k as usize] > 0
                 }
                 Action::Win => self.win_legal(s),
-                // A dead hand (docs/rules/cuajo.md): neither a discard nor a win.
-                Action::Pass => !self.win_legal(s) && !(0..KINDS).any(|k| self.discard_legal(s, k)),
                 _ => false,
             },
             (Phase::Draw, Action::Draw) => self.stock_size() > 0,
@@ -2191,15 +2166,7 @@ impl Cuajo {
             (_, Action::SoweeSecret(k)) if hand[k as usize] == 0 => {
                 format!("you do not hold {}", name(k as usize))
             }
-            (_, Action::Secret(_) | Action::SoweeSecret(_)) if !self.rules.secret_then_win => {
-                format!(
-                    "{empty_take}, and no secret may be declared on a winning turn \
-                     (secret_on_winning_turn = false)"
-                )
-            }
-            (_, Action::Secret(_) | Action::SoweeSecret(_)) => {
-                format!("{empty_take}: only a secret that keeps your hand complete")
-            }
+            (_, Action::Secret(_) | Action::SoweeSecret(_)) => return None, // legal
             (Phase::Opening, Action::Draw | Action::Take) => {
                 "the dealer does not draw at the opening: declare a secret, win or discard".into()
             }
@@ -2218,9 +2185,7 @@ impl Cuajo {
             (_, Action::Win) => "your hand is not complete".into(),
             (_, Action::Claim) => "there is no shown card to claim now".into(),
             (_, Action::Pass) if self.last_take => empty_take.into(),
-            (_, Action::Pass) => {
-                "pass only ends a dead hand (nothing to discard and no win): discard a card".into()
-            }
+            (_, Action::Pass) => "there is nothing to pass: declare a secret, win or discard".into(),
             (_, Action::Marker(_)) => "there is no purro marker to choose now".into(),
             (_, Action::Purro | Action::NoPurro) if !self.rules.optional_call => {
                 "purro is called automatically at the end of a turn (purro_call = \"forced\")"
