@@ -1583,6 +1583,46 @@ def test_max_hands_default_follows_hands_to_win(impl, players, hands_to_win):
     )
 
 
+def test_num_players_is_the_rules_name_of_players(impl):
+    """Rules §9 names the player count ``num_players``; the API calls it ``players`` (as Spoil
+    Five does). Both are read; giving both is an error."""
+    from tapete.errors import ConfigError
+
+    game = impl.load_game("cau_robat", num_players=3)
+    assert game.num_players() == 3 and game.config()["players"] == 3
+    assert "num_players" not in game.config()
+    for bad in ({"num_players": 3, "players": 3}, {"num_players": 6}):
+        with pytest.raises(ConfigError):
+            impl.load_game("cau_robat", **bad)
+
+
+@pytest.mark.parametrize(
+    "options, net_bonus, hands_to_win",
+    [
+        ({"preset": "seed"}, False, 1),
+        ({"preset": "pagat"}, True, 1),
+        ({"preset": "pagat", "net_bonus": False}, False, 1),  # options given win
+        ({"preset": "pagat", "hands_to_win": 3}, True, 3),
+    ],
+)
+def test_presets(impl, options, net_bonus, hands_to_win):
+    """Rules §9: the ``seed`` preset is the defaults, ``pagat`` the same with the net bonus
+    and single hands. A preset gives defaults: the options given with it win; ``config()``
+    shows the options, not the preset."""
+    config = impl.load_game("cau_robat", **options).config()
+    assert (config["net_bonus"], config["hands_to_win"]) == (net_bonus, hands_to_win)
+    assert "preset" not in config
+    assert impl.load_game("cau_robat", **config).config() == config
+
+
+@pytest.mark.parametrize("name", ["nope", 3, None, "PAGAT"])
+def test_unknown_preset(impl, name):
+    from tapete.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="seed, pagat"):
+        impl.load_game("cau_robat", preset=name)
+
+
 def test_max_hands_config_errors(impl):
     from tapete.errors import ConfigError
 

@@ -100,6 +100,8 @@ config_options! {
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    /// Also read as `num_players`, the name of rules §9.
+    #[serde(alias = "num_players")]
     pub players: u32,
     pub hands_to_win: u32,
     pub first_dealer: FirstDealer,
@@ -878,6 +880,11 @@ impl CauRobat {
 
 impl Game for CauRobat {
     const NAME: &'static str = "cau_robat";
+    // Rules §9: `seed` is the defaults; pagat's known differences (best effort).
+    const PRESETS: &'static [(&'static str, &'static str)] = &[
+        ("seed", "{}"),
+        ("pagat", r#"{"net_bonus": true, "hands_to_win": 1}"#),
+    ];
     const PACK: &'static Pack = PACK;
     type Config = Config;
     type Action = Action;

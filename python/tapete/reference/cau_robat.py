@@ -223,7 +223,26 @@ def default_max_hands(n: int, hands_to_win: int) -> int:
     return 2 * (n * (hands_to_win - 1) + 1)
 
 
+# Rules §9: named sets of options, the defaults of a config that names one (``preset``).
+_PRESETS: dict[str, dict[str, Any]] = {
+    "seed": {},
+    "pagat": {"net_bonus": True, "hands_to_win": 1},
+}
+
+
 def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
+    if "num_players" in raw:  # the name of rules §9
+        if "players" in raw:
+            raise ConfigError("cau_robat: players and num_players are one option: give one")
+        raw = {("players" if k == "num_players" else k): v for k, v in raw.items()}
+    if "preset" in raw:
+        raw = dict(raw)
+        name = raw.pop("preset")
+        if not isinstance(name, str) or name not in _PRESETS:
+            raise ConfigError(
+                f"preset must be one of {', '.join(_PRESETS)}, got {shown(name)}"
+            )
+        raw = {**_PRESETS[name], **raw}
     merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
     n = int_in("players", merged["players"], 3, 5)
