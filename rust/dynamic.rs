@@ -1169,13 +1169,21 @@ impl<G: Game> GameOf<G> {
         };
         if !G::PRESETS.is_empty() {
             if let Some(name) = options.remove("preset") {
-                let names = || G::PRESETS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+                let names = || {
+                    G::PRESETS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 let Some((_, preset)) = G::PRESETS.iter().find(|(n, _)| name == *n) else {
                     return Err(crate::config_err!(
                         "bad {} config: option preset: expected one of {}, got {}",
                         G::NAME,
                         names(),
-                        crate::error::quoted(&name.as_str().map_or(name.to_string(), str::to_string))
+                        crate::error::quoted(
+                            &name.as_str().map_or(name.to_string(), str::to_string)
+                        )
                     ));
                 };
                 let preset: serde_json::Map<String, Value> =

@@ -884,3 +884,19 @@ def test_leftover_pool_after_a_spoil(impl, config, returns):
     assert state.is_terminal()
     assert state.view()["pool"] == 5
     assert state.returns() == returns
+
+
+def test_the_robbers_observation_shows_his_put_out_card(impl):
+    """Who robbed is public; the card he put out is his alone: his observation string names it,
+    the others' do not (an audit found the engine's string left it out)."""
+    state = impl.load_game("spoil_five").new_initial_state(seed=3)
+    rob = next(a for a in state.legal_actions() if state.action_to_string(a).startswith("rob"))
+    state.apply_action(rob)
+    robber = state.view(None)["robber"]
+    put_out = state.view(robber)["put_out"][robber]
+    assert put_out is not None
+    assert f"put out {put_out}" in state.observation_string(robber)
+    for seat in range(4):
+        if seat != robber:
+            assert put_out not in state.observation_string(seat)
+            assert "robbed" in state.observation_string(seat)

@@ -1461,9 +1461,17 @@ impl Game for SpoilFive {
                 format!("{} cards", self.hands[q].count_ones())
             };
             let mark = if to_play == Some(q as u8) { ">" } else { " " };
+            // Who robbed is public, the card put out only to him.
+            let robbed = match self.put_out[q] {
+                _ if self.robber != Some(q as u8) => String::new(),
+                c if c != NO_CARD && Self::sees(viewer, q) => {
+                    format!("  robbed, put out {}", PACK.name_of(c))
+                }
+                _ => "  robbed".to_string(),
+            };
             let _ = writeln!(
                 s,
-                "{mark} seat {q}: balance {:>4}  tricks {}  hand {hand}",
+                "{mark} seat {q}: balance {:>4}  tricks {}  hand {hand}{robbed}",
                 self.balances[q], self.tricks_won[q]
             );
         }
