@@ -389,7 +389,7 @@ GAMES = {
             "net_bonus=1": {"net_bonus": 1},
             "players=True": {"players": True},
             "players='4'": {"players": "4"},
-            "unknown": {"num_players": 4},
+            "unknown": {"num_player": 4},
         },
         "pack": CAU_ROBAT_PACK,
         "bad_card": "8O",

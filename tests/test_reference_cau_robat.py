@@ -240,7 +240,7 @@ def test_config_defaults_and_values() -> None:
         {"net_bonus": 0},
         {"leftover_table_cards": "dealer"},
         {"hand_tie": "split"},
-        {"num_players": 4},
+        {"num_player": 4},
         {"foo": 1},
     ],
 )

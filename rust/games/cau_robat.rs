@@ -1179,7 +1179,7 @@ impl Game for CauRobat {
         const DEALER: usize = LAST_PLAY + 16;
         const WON: usize = DEALER + 6;
         const UNSEEN: usize = WON + 6;
-        let out: &mut [f32; UNSEEN + RANKS] = out.try_into().expect("253 floats");
+        let out: &mut [f32; UNSEEN + RANKS] = out.try_into().expect("243 floats");
         let n = self.n();
         // Seats counted from the viewer (q and seat are both below n: no division needed).
         let rel = |q: usize| {
