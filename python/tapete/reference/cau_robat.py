@@ -239,9 +239,7 @@ def _validate_config(raw: dict[str, Any]) -> dict[str, Any]:
         raw = dict(raw)
         name = raw.pop("preset")
         if not isinstance(name, str) or name not in _PRESETS:
-            raise ConfigError(
-                f"preset must be one of {', '.join(_PRESETS)}, got {shown(name)}"
-            )
+            raise ConfigError(f"preset must be one of {', '.join(_PRESETS)}, got {shown(name)}")
         raw = {**_PRESETS[name], **raw}
     merged = merge_config(GAME_NAME, raw, _DEFAULTS)
     cfg: dict[str, Any] = {}
