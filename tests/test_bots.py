@@ -199,6 +199,12 @@ def test_arena_with_a_python_bot():
     assert res.bots == ["lowest", "random", "heuristic", "random"] and res.games == 12
     with pytest.raises(tapete.ConfigError, match="threads must be 1"):
         tapete.arena("cicera", [Lowest(), "random", "random", "random"], 3, threads=2)
+    for threads in (True, 1.0):
+        with pytest.raises(tapete.ConfigError, match="threads must be 1"):
+            tapete.arena("cicera", [Lowest(), "random", "random", "random"], 3, threads=threads)
+    # the specs beside a Python bot are checked as the native arena checks them, even for no deal
+    with pytest.raises(tapete.ConfigError, match='unknown bot "bogus"'):
+        tapete.arena("cicera", [Lowest(), "bogus", "random", "random"], 0)
 
     class Cheat:
         def choose(self, state):

@@ -113,3 +113,17 @@ def test_bad_arguments(tmp_path: Path) -> None:
         tapete.selfplay(tapete.load_game("cicera"), 2, players=4)
     with pytest.raises(TypeError, match="game must be"):
         tapete.selfplay(3, 2)  # type: ignore[arg-type]
+
+
+def test_records_do_not_lift_the_games_bound(tmp_path: Path) -> None:
+    """With records a run is written in chunks; it takes no more games than without."""
+    out = tmp_path / "x.jsonl"
+    for bots in ("heuristic", "random"):
+        with pytest.raises(ConfigError, match="games must be"):
+            tapete.selfplay("cau_robat", 2**63, bots=bots, records=out)
+    assert not out.exists()
+
+
+def test_records_file_name_too_long(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="longer than"):
+        tapete.selfplay("cau_robat", 1, records=tmp_path / ("a" * 300 + ".jsonl"))

@@ -160,8 +160,12 @@ def arena(
                 game, specs, names, games, seed, threads, duplicate, records
             )
     else:
-        if threads != 1:
-            raise ConfigError("Python bots play in this process: threads must be 1")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads != 1:
+            raise ConfigError(
+                f"Python bots play in this process: threads must be 1, got {threads!r:.40}"
+            )
+        for spec in specs:  # refused as the native arena refuses them, before any deal
+            make(spec, game, 0)
         on_game = None
         if records is not None:
             out = records

@@ -168,6 +168,17 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
     except TapeteError:  # another deal made these actions illegal (seeded: texts need no context)
         from_seed = False
         actions = [state.action_to_string(a) for a in history]
+    decks = None if from_seed else info["decks"]
+    # The deals still to come: a resampled state draws them from an RNG of its own.
+    extra = None
+    if not info["config"].get("explicit_chance"):
+        rebuilt = game.new_initial_state(
+            info["seed"], **({} if decks is None else {"decks": decks})
+        )
+        for action in history:
+            rebuilt.apply_action(action)
+        if json.loads(rebuilt.serialize())["rng"] != info["rng"]:
+            extra = {"rng": info["rng"]}
     return _make(
         game,
         info["seed"],
@@ -175,7 +186,8 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
         state.returns(),
         state.is_terminal(),
         _check_bots(bots, game.num_players()),
-        None if from_seed else info["decks"],
+        decks,
+        extra,
     )
 
 
@@ -275,6 +287,7 @@ def check_fields(rec: object) -> dict[str, Any]:
         "length": (lambda v: _is_int(v) and v >= 0, "a count of actions"),  # type: ignore[operator]
         "bots": (_strings, "a list of bot names, one per seat"),
         "arena": (_arena_info, "an object with integers seed, deal and rotation"),
+        "rng": (lambda v: _is_int(v) and 0 <= v <= MAX_SEED, "an integer in 0 … 2^64-1"),  # type: ignore[operator]
     }
     for key, (ok, expected) in checks.items():
         if key in rec and not ok(rec[key]):
@@ -342,6 +355,11 @@ def _replay(record: Mapping[str, Any], load_game: Callable[..., Any] | None) -> 
         not math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-9) for a, b in zip(got, rec["returns"])
     ):
         raise _fail(f"it records returns {rec['returns']} but the game replays to {got}")
+    if "rng" in rec:
+        # The RNG of the deals to come (a resampled state): set through the serialized state.
+        saved = json.loads(state.serialize())
+        saved["rng"] = rec["rng"]
+        state = game.deserialize_state(json.dumps(saved))
     return state
 
 
@@ -437,6 +455,12 @@ def unwritable(path: Path) -> str | None:
         return "no such directory"
     if not os.access(target if os.path.exists(target) else parent, os.W_OK):
         return "permission denied"
+    try:
+        longest = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no such limit to ask for (Windows)
+        longest = 255
+    if len(os.fsencode(os.path.basename(target))) > longest:
+        return f"the file name is longer than the {longest} bytes this file system takes"
     return None
 
 

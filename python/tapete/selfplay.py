@@ -154,8 +154,9 @@ def selfplay(
     else:
         from tapete.arena import native_records
 
-        if isinstance(games, bool) or not isinstance(games, int) or games < 0:
-            raise ConfigError(f"games must be an int >= 0, got {games!r:.40}")
+        most = _core.ARENA_MAX_DEALS  # as without records
+        if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= most:
+            raise ConfigError(f"games must be an int 0..={most}, got {games!r:.40}")
         parts, all_lengths = [], []
         for first in range(0, games, RECORD_CHUNK):
             count = min(RECORD_CHUNK, games - first)
