@@ -61,6 +61,12 @@ impl Dealer {
         if places == 0 || places > MAX_PLACES || allowed.len() != cards.len() {
             return None;
         }
+        // In a canonical order: the hidden cards come in the true deal's order, and a draw must
+        // depend only on what the viewer knows (with them in that order, a world and its seed
+        // gave back the true deal).
+        let mut pairs: Vec<(u8, u32)> = cards.into_iter().zip(allowed.iter().copied()).collect();
+        pairs.sort_unstable();
+        let (cards, allowed): (Vec<u8>, Vec<u32>) = pairs.into_iter().unzip();
         if sizes.iter().sum::<usize>() != cards.len() {
             return None;
         }
@@ -69,7 +75,7 @@ impl Dealer {
         } else {
             (1u32 << places) - 1
         };
-        let masks: Vec<u32> = allowed.iter().map(|&m| m & all).collect();
+        let masks: Vec<u32> = allowed.into_iter().map(|m| m & all).collect();
         if masks.contains(&0) {
             return None;
         }

@@ -1625,6 +1625,9 @@ impl Game for Cicera {
         rng: &mut Rng,
     ) -> Option<Redeal<Self>> {
         let mut cards: Vec<u8> = unknown.iter().map(|&k| start.deck[k]).collect();
+        // From a canonical order: shuffled in the true deal's order, a world and its seed gave
+        // back the true deal.
+        cards.sort_unstable();
         rng.shuffle(&mut cards);
         let mut deck = start.deck.to_vec();
         for (&k, &c) in unknown.iter().zip(&cards) {

@@ -833,7 +833,8 @@ class CauRobatState(ReferenceState):
         n = self._n
         deck = list(h.deck)
         others = [q for q in range(n) if q != seat]
-        hidden = [c for q in others for c in h.hands[q]]
+        # sorted: drawn in the true hands' order, a world and its seed would give them back
+        hidden = sorted(c for q in others for c in h.hands[q])
         if hidden:
             played: list[list[int]] = [[] for _ in range(n)]
             for q, card in h.plays:

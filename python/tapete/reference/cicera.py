@@ -821,7 +821,9 @@ class CiceraState(ReferenceState):
         deck = list(h.deck)
         if not self._terminal:
             others = [q for q in range(NUM_PLAYERS) if q != seat]
-            hidden = [c for q in others for c in h.hands[q]] + deck[h.pos :]
+            # sorted first: shuffled in the true deal's order, a world and its seed would give
+            # the true deal back
+            hidden = sorted([c for q in others for c in h.hands[q]] + deck[h.pos :])
             sampler.shuffle(hidden)
             held = {c for q in others for c in h.hands[q]}
             slots = [i for i in range(h.pos) if h.deck[i] in held]  # dealt, still unplayed

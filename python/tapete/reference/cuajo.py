@@ -1925,11 +1925,12 @@ def _layouts(state: CuajoState, plan: _Plan) -> list[_Layout]:
                 pool.remove(t)
             needs.append(need)
             pools.append(pool)
-        pools.append([deck[p] for p in plan.stock])
+        pools.append(sorted(deck[p] for p in plan.stock))  # not in the true order
         return [_Layout(choices, needs, pools, 1)]
     counts = _counts([deck[p] for o in plan.others for p in o.positions])
     counts = _plus(counts, _counts(deck[p] for p in plan.stock))
-    options = [opts for _, opts in plan.secrets]
+    # in a canonical order (the true one comes first in the plan): the draw must not depend on it
+    options = [sorted(opts) for _, opts in plan.secrets]
     size = 1
     for opts in options:
         size *= len(opts)
