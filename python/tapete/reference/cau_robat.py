@@ -866,24 +866,39 @@ class CauRobatState(ReferenceState):
         return self._replayed(deck)
 
 
+_ASSIGN_TRIES = 10_000  # plain shuffles before the approximate placement of _assign
+
+
 def _assign(
     cards: list[int], room: dict[int, int], allowed: Any, rng: SplitMix64
 ) -> dict[int, int]:
     """A random placement of ``cards`` into seats with ``room[q]`` free places each, every card
     going to a seat where ``allowed(card, seat)``.
 
-    The most constrained cards are placed first, each into an allowed seat drawn with
-    probability proportional to its free room; if that gets stuck, a maximum matching by
-    augmenting paths (in random order) is used.  The true deal is a valid placement, so one
-    always exists.
+    Uniform among those placements: plain shuffles dealt out in seat order, the first whose
+    every card may be where it lands (rejection; a shuffle gives every placement alike).  After
+    ``_ASSIGN_TRIES`` of them (never seen in the tests) an approximate draw: the most
+    constrained cards are placed first, each into an allowed seat drawn with probability
+    proportional to its free room; if that gets stuck, a maximum matching by augmenting paths
+    (in random order).  The true deal is a valid placement, so one always exists.
     """
-    order = list(cards)
-    rng.shuffle(order)
     seats = sorted(room)
+    order = list(cards)
+    placed: dict[int, int] = {}
+    for _ in range(_ASSIGN_TRIES):
+        rng.shuffle(order)
+        placed.clear()
+        at = 0
+        for q in seats:
+            placed.update((c, q) for c in order[at : at + room[q]])
+            at += room[q]
+        if all(allowed(c, q) for c, q in placed.items()):
+            return placed
+    rng.shuffle(order)
     options = {c: [q for q in seats if allowed(c, q)] for c in order}
     order.sort(key=lambda c: len(options[c]))  # stable: random among equally constrained
     free = dict(room)
-    placed: dict[int, int] = {}
+    placed.clear()
     for card in order:
         choices = [q for q in options[card] if free[q] > 0]
         if not choices:
