@@ -146,8 +146,9 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
     canonical action strings and returns so far, with ``bots`` (one name per seat) when given.
 
     A seeded state that its seed alone does not rebuild (dealt from a given ``deck``, or made
-    by ``resample_from_infostate``) also records the packs of its deals (``decks``); with
-    explicit chance the actions hold every card dealt, and the record never has ``decks``."""
+    by ``resample_from_infostate``) also records the packs of its deals (``decks``), and the
+    RNG of its deals to come when the seed does not give it (``rng``: a resampled state); with
+    explicit chance the actions hold every card dealt, and the record has neither."""
     load = _loader_of(state)
     info = json.loads(state.serialize())
     history: list[int] = info["history"]
@@ -172,11 +173,11 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
     # The deals still to come: a resampled state draws them from an RNG of its own.
     extra = None
     if not info["config"].get("explicit_chance"):
-        rebuilt = game.new_initial_state(
-            info["seed"], **({} if decks is None else {"decks": decks})
-        )
-        for action in history:
-            rebuilt.apply_action(action)
+        rebuilt = fresh  # the history replayed from the seed, unless the decks differ
+        if decks is not None:
+            rebuilt = game.new_initial_state(info["seed"], decks=decks)
+            for action in history:
+                rebuilt.apply_action(action)
         if json.loads(rebuilt.serialize())["rng"] != info["rng"]:
             extra = {"rng": info["rng"]}
     return _make(

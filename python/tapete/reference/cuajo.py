@@ -800,18 +800,36 @@ class CuajoState(ReferenceState):
         win."""
         hand = self._hand.concealed[c]
         out = [DISCARD_BASE + t for t in self._discard_options(c)]
-        out += [SECRET_BASE + t for t in range(NUM_KINDS) if hand[t] == 4]
+        out += [
+            SECRET_BASE + t
+            for t in range(NUM_KINDS)
+            if hand[t] == 4 and self._secret_allowed(c, t, 4)
+        ]
         sowee = self._sowee
-        if hand[sowee] == 3:
+        if hand[sowee] == 3 and self._secret_allowed(c, sowee, 3):
             out += [SOWEE_BASE + x for x in range(NUM_KINDS) if x != sowee and hand[x] >= 1]
         if self._win_allowed(c):
             out.append(WIN)
         return sorted(out)
 
+    def _secret_allowed(self, c: int, kind: int, count: int) -> bool:
+        """After taking the last discard from an empty stock the turn ends in the win (rules
+        3.3: "only DECLARE_WIN, optionally preceded by secret declarations"): only secrets
+        (``count`` cards of ``kind`` laid down) after which the hand is complete and may win."""
+        h = self._hand
+        if not h.empty_take:
+            return True
+        if not self._cfg["secret_on_winning_turn"]:
+            return False
+        pool = self._pool(c)
+        pool[kind] -= count
+        return self._partitionable(pool)
+
     def _end_if_dead(self, c: int) -> None:
         """Rules A-45: a player who may neither discard, lay a secret nor win ends the hand as
-        a wash at once.  A deal is never dead: a dealer with nothing to discard holds all
-        sixteen kings, four secrets."""
+        a wash at once (left with kings, secrets, a sowee secret's extra card and, without
+        ``may_rediscard_taken_card``, the card he took).  A deal is never dead: a dealer with
+        nothing to discard holds all sixteen kings, four secrets."""
         if not self._plays(c):
             self._event(None, f"{_p(c)} can neither discard, lay a secret nor win: dead hand")
             self._end_hand("dead_hand")
@@ -1920,7 +1938,7 @@ def _layouts(state: CuajoState, plan: _Plan) -> list[_Layout]:
         needs, pools = [], []
         for o in plan.others:
             need = _needs(o, choices, sowee)
-            pool = [deck[p] for p in o.positions]
+            pool = sorted(deck[p] for p in o.positions)  # not in the true order
             for _, t in need:
                 pool.remove(t)
             needs.append(need)

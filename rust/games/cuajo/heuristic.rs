@@ -513,7 +513,7 @@ impl Cuajo {
         let pool = self.pool(s);
         let target = self.target(s);
         let win = legal.contains(&Action::Win);
-        // Nothing to discard and no win: only secrets (or the dealer's dead-hand pass).
+        // Nothing to discard and no win: only secrets.
         let dead = !win && !legal.iter().any(|a| matches!(a, Action::Discard(_)));
         let w = self.sowee as usize;
         // A secret is paid at once; lay it when it keeps the win (the rules allowing a win

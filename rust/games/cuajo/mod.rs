@@ -650,6 +650,23 @@ impl Cuajo {
         self.phase = Phase::Opening;
     }
 
+    /// After taking the last discard from an empty stock the turn ends in the win (rules §3.3:
+    /// "only DECLARE_WIN, optionally preceded by secret declarations"): a secret is legal only
+    /// if the hand stays complete after it, and the win stays legal after it.
+    fn secret_keeps_win(&self, s: usize, secret: Secret) -> bool {
+        if !self.last_take {
+            return true;
+        }
+        let mut p = self.pool(s);
+        let (k, n) = if secret.sowee {
+            (self.sowee as usize, 3)
+        } else {
+            (secret.card as usize, 4)
+        };
+        p[k] -= n;
+        self.rules.secret_then_win && partitionable(&p, self.melds())
+    }
+
     fn enter_action(&mut self) {
         self.phase = Phase::Action;
         self.current = self.turn_of;
@@ -657,9 +674,9 @@ impl Cuajo {
     }
 
     /// Rules A-45: a player who can neither discard, declare a secret nor win ends the hand as
-    /// a wash at once (only kings, secrets and a sowee secret's extra card left, or after the
-    /// last discard taken from an empty stock a secret that broke the complete hand). A deal
-    /// is never dead: a dealer with nothing to discard holds all sixteen kings, four secrets.
+    /// a wash at once (left with kings, secrets, a sowee secret's extra card and, with
+    /// `may_rediscard_taken_card = false`, the card he took). A deal is never dead: a dealer
+    /// with nothing to discard holds all sixteen kings, four secrets.
     fn end_if_dead(&mut self) {
         if !self.any_play(self.current as usize) {
             self.wash(Reason::DeadHand);
@@ -669,10 +686,19 @@ impl Cuajo {
     /// Whether `s`, at the opening or in the action phase, has a discard, a secret or a win.
     fn any_play(&self, s: usize) -> bool {
         let hand = &self.concealed[s];
-        (0..KINDS).any(|k| self.discard_legal(s, k) || hand[k] == 4)
-            || hand[self.sowee as usize] == 3
-                && (0..KINDS).any(|k| k != self.sowee as usize && hand[k] > 0)
-            || self.win_legal(s)
+        let w = self.sowee as usize;
+        let secret = |sowee: bool, k: usize| Secret {
+            sowee,
+            card: k as u8,
+        };
+        (0..KINDS).any(|k| {
+            self.discard_legal(s, k)
+                || hand[k] == 4 && self.secret_keeps_win(s, secret(false, k))
+                || hand[w] == 3
+                    && k != w
+                    && hand[k] > 0
+                    && self.secret_keeps_win(s, secret(true, k))
+        }) || self.win_legal(s)
     }
 
     // --- Transitions ---------------------------------------------------------------------------
@@ -1463,16 +1489,26 @@ impl Game for Cuajo {
                         .filter(|&k| self.discard_legal(s, k))
                         .map(|k| Action::Discard(k as u8)),
                 );
+                let normal = |k: usize| Secret {
+                    sowee: false,
+                    card: k as u8,
+                };
                 out.extend(
                     (0..KINDS)
-                        .filter(|&k| hand[k] == 4)
+                        .filter(|&k| hand[k] == 4 && self.secret_keeps_win(s, normal(k)))
                         .map(|k| Action::Secret(k as u8)),
                 );
                 let w = self.sowee as usize;
+                let sowee = |k: usize| Secret {
+                    sowee: true,
+                    card: k as u8,
+                };
                 if hand[w] == 3 {
                     out.extend(
                         (0..KINDS)
-                            .filter(|&k| k != w && hand[k] > 0)
+                            .filter(|&k| {
+                                k != w && hand[k] > 0 && self.secret_keeps_win(s, sowee(k))
+                            })
                             .map(|k| Action::SoweeSecret(k as u8)),
                     );
                 }
@@ -1976,12 +2012,21 @@ impl Game for Cuajo {
         let s = self.current as usize;
         let hand = &self.concealed[s];
         let w = self.sowee as usize;
+        let secret = |sowee: bool, k: u8| Secret { sowee, card: k };
         match (self.phase, action) {
             (Phase::Opening | Phase::Action, a) => match a {
                 Action::Discard(k) => (k as usize) < KINDS && self.discard_legal(s, k as usize),
-                Action::Secret(k) => (k as usize) < KINDS && hand[k as usize] == 4,
+                Action::Secret(k) => {
+                    (k as usize) < KINDS
+                        && hand[k as usize] == 4
+                        && self.secret_keeps_win(s, secret(false, k))
+                }
                 Action::SoweeSecret(k) => {
-                    (k as usize) < KINDS && hand[w] == 3 && k as usize != w && hand[k as usize] > 0
+                    (k as usize) < KINDS
+                        && hand[w] == 3
+                        && k as usize != w
+                        && hand[k as usize] > 0
+                        && self.secret_keeps_win(s, secret(true, k))
                 }
                 Action::Win => self.win_legal(s),
                 _ => false,
@@ -2166,7 +2211,15 @@ impl Cuajo {
             (_, Action::SoweeSecret(k)) if hand[k as usize] == 0 => {
                 format!("you do not hold {}", name(k as usize))
             }
-            (_, Action::Secret(_) | Action::SoweeSecret(_)) => return None, // legal
+            (_, Action::Secret(_) | Action::SoweeSecret(_)) if !self.rules.secret_then_win => {
+                format!(
+                    "{empty_take}, and no secret may be declared on a winning turn \
+                     (secret_on_winning_turn = false)"
+                )
+            }
+            (_, Action::Secret(_) | Action::SoweeSecret(_)) => {
+                format!("{empty_take}: only a secret that keeps your hand complete")
+            }
             (Phase::Opening, Action::Draw | Action::Take) => {
                 "the dealer does not draw at the opening: declare a secret, win or discard".into()
             }
