@@ -1611,6 +1611,11 @@ def test_presets(impl, options, net_bonus, hands_to_win):
     shows the options, not the preset."""
     config = impl.load_game("cau_robat", **options).config()
     assert (config["net_bonus"], config["hands_to_win"]) == (net_bonus, hands_to_win)
+    # a preset changes only what it names (and the options given with it)
+    changed = {k for k, v in config.items() if v != impl.load_game("cau_robat").config()[k]}
+    assert changed <= {"net_bonus", "hands_to_win", "max_hands"} - (
+        set() if options.get("preset") == "pagat" else {"net_bonus"}
+    )
     assert "preset" not in config
     assert impl.load_game("cau_robat", **config).config() == config
 

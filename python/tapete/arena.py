@@ -145,9 +145,7 @@ def arena(
             raise ConfigError(f"a bot is a spec string or has choose(state), got {b!r:.60}")
     if not isinstance(duplicate, bool):
         raise ConfigError(f"duplicate must be a bool, got {duplicate!r:.40}")
-    most = _core.ARENA_MAX_DEALS
-    if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= most:
-        raise ConfigError(f"games must be an int 0..={most}, got {games!r:.40}")
+    check_games(games)
     if records is not None:
         _records.check_destination(records)
     specs = [b for b in bots if isinstance(b, str)]
@@ -185,6 +183,13 @@ def arena(
         seed=seed,
         actions=int(lengths.sum()),
     )
+
+
+def check_games(games: object) -> None:
+    """The bound of one native run on its games (deals), for the Python paths too."""
+    most = _core.ARENA_MAX_DEALS
+    if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= most:
+        raise ConfigError(f"games must be an int 0..={most}, got {games!r:.40}")
 
 
 def _native_with_records(

@@ -154,6 +154,7 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
     history: list[int] = info["history"]
     game = load(info["game"], **info["config"])
     fresh = game.new_initial_state(seed=info["seed"])
+    explicit = bool(info["config"].get("explicit_chance"))
     # Each action's text where it was taken: an id names a chance outcome at a chance node
     # (explicit_chance) and a move elsewhere.
     actions: list[str] = []
@@ -161,24 +162,23 @@ def record(state: _StateLike, bots: Iterable[str] | None = None) -> dict[str, An
         for action in history:
             actions.append(fresh.action_to_string(action))
             fresh.apply_action(action)
+        replayed = json.loads(fresh.serialize())
         # With explicit chance the history holds every card dealt: the decks' undealt rest is a
         # placeholder that nothing reads (and such a game takes no decks).
-        from_seed = bool(info["config"].get("explicit_chance")) or (
-            json.loads(fresh.serialize())["decks"] == info["decks"]
-        )
+        from_seed = explicit or replayed["decks"] == info["decks"]
     except TapeteError:  # another deal made these actions illegal (seeded: texts need no context)
         from_seed = False
         actions = [state.action_to_string(a) for a in history]
     decks = None if from_seed else info["decks"]
     # The deals still to come: a resampled state draws them from an RNG of its own.
     extra = None
-    if not info["config"].get("explicit_chance"):
-        rebuilt = fresh  # the history replayed from the seed, unless the decks differ
-        if decks is not None:
+    if not explicit:
+        if decks is not None:  # the history replayed on the decks instead
             rebuilt = game.new_initial_state(info["seed"], decks=decks)
             for action in history:
                 rebuilt.apply_action(action)
-        if json.loads(rebuilt.serialize())["rng"] != info["rng"]:
+            replayed = json.loads(rebuilt.serialize())
+        if replayed["rng"] != info["rng"]:
             extra = {"rng": info["rng"]}
     return _make(
         game,

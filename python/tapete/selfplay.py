@@ -15,7 +15,7 @@ import numpy.typing as npt
 from tapete import _core
 from tapete import records as _records
 from tapete._core import Game, load_game
-from tapete.arena import _ci95, _finite, plain
+from tapete.arena import _ci95, _finite, check_games, plain
 from tapete.errors import ConfigError
 
 __all__ = ["SelfPlayResult", "selfplay"]
@@ -154,9 +154,7 @@ def selfplay(
     else:
         from tapete.arena import native_records
 
-        most = _core.ARENA_MAX_DEALS  # as without records
-        if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= most:
-            raise ConfigError(f"games must be an int 0..={most}, got {games!r:.40}")
+        check_games(games)  # as without records
         parts, all_lengths = [], []
         for first in range(0, games, RECORD_CHUNK):
             count = min(RECORD_CHUNK, games - first)

@@ -1182,14 +1182,7 @@ impl Game for CauRobat {
         let out: &mut [f32; UNSEEN + RANKS] = out.try_into().expect("243 floats");
         let n = self.n();
         // Seats counted from the viewer (q and seat are both below n: no division needed).
-        let rel = |q: usize| {
-            let d = q + n - seat;
-            if d >= n {
-                d - n
-            } else {
-                d
-            }
-        };
+        let rel = |q: usize| wrap(q + n - seat, n);
         out[PHASE + self.over as usize] = 1.0;
         if let Some(p) = self.current_player() {
             out[TO_PLAY + rel(p)] = 1.0;

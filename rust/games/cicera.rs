@@ -1595,10 +1595,12 @@ impl Game for Cicera {
             && self.winner == o.winner
     }
 
-    /// The deck positions of the cards the viewer has not seen.
-    type Known = Vec<usize>;
+    /// The deck positions of the cards the viewer has not seen, and those cards in ascending
+    /// id: a world must depend only on what the viewer knows (shuffled in the true deal's
+    /// order, a world and its seed gave back the true deal).
+    type Known = (Vec<usize>, Vec<u8>);
 
-    fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Vec<usize>> {
+    fn known(start: &Self, actions: &[Action], seat: usize) -> Option<Self::Known> {
         // Everything the viewer saw stays where it is: its own cards dealt so far, the table
         // dealt, and every card another seat played. Every other card is dealt again.
         let mut s = start.clone();
@@ -1610,24 +1612,20 @@ impl Game for Cicera {
             s.apply_unchecked(a);
         }
         let seen = s.dealt[seat] | start.first_table | played;
-        Some(
-            (0..52)
-                .filter(|&k| seen & bit(start.deck[k]) == 0)
-                .collect(),
-        )
+        let positions = (0..52)
+            .filter(|&k| seen & bit(start.deck[k]) == 0)
+            .collect();
+        Some((positions, ids(!seen & ((1 << 52) - 1)).collect()))
     }
 
     fn resample_deal(
-        unknown: &Vec<usize>,
+        (unknown, cards): &Self::Known,
         start: &Self,
         actions: &[Action],
         _seat: usize,
         rng: &mut Rng,
     ) -> Option<Redeal<Self>> {
-        let mut cards: Vec<u8> = unknown.iter().map(|&k| start.deck[k]).collect();
-        // From a canonical order: shuffled in the true deal's order, a world and its seed gave
-        // back the true deal.
-        cards.sort_unstable();
+        let mut cards = cards.clone();
         rng.shuffle(&mut cards);
         let mut deck = start.deck.to_vec();
         for (&k, &c) in unknown.iter().zip(&cards) {

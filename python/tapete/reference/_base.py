@@ -199,7 +199,8 @@ def check_deck(deck: object, pack: Pack) -> list[int]:
     if len(ids) != size:
         raise ConfigError(f"a deck must hold all {size} cards, got {len(ids)}")
     times = "once" if pack.copies == 1 else f"{pack.copies} times"
-    counts = [ids.count(kind) for kind in range(pack.num_kinds)]
+    have = Counter(ids)
+    counts = [have[kind] for kind in range(pack.num_kinds)]
     if counts != [pack.copies] * pack.num_kinds:
         # the card there too often (a whole deck short of another card has one)
         kind = max(range(pack.num_kinds), key=counts.__getitem__)

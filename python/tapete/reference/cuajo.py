@@ -830,7 +830,7 @@ class CuajoState(ReferenceState):
         a wash at once (left with kings, secrets, a sowee secret's extra card and, without
         ``may_rediscard_taken_card``, the card he took).  A deal is never dead: a dealer with
         nothing to discard holds all sixteen kings, four secrets."""
-        if not self._plays(c):
+        if not self._discard_options(c) and not self._plays(c):  # discards first: cheap
             self._event(None, f"{_p(c)} can neither discard, lay a secret nor win: dead hand")
             self._end_hand("dead_hand")
 

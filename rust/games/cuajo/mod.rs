@@ -685,20 +685,31 @@ impl Cuajo {
 
     /// Whether `s`, at the opening or in the action phase, has a discard, a secret or a win.
     fn any_play(&self, s: usize) -> bool {
+        self.plays(s).next().is_some()
+    }
+
+    /// The legal actions of `s` at the opening or in the action phase, ascending: discards,
+    /// secrets, sowee secrets, the win (looked at last: completeness is the dearest test).
+    fn plays(&self, s: usize) -> impl Iterator<Item = Action> + '_ {
         let hand = &self.concealed[s];
         let w = self.sowee as usize;
-        let secret = |sowee: bool, k: usize| Secret {
+        let secret = move |sowee: bool, k: usize| Secret {
             sowee,
             card: k as u8,
         };
-        (0..KINDS).any(|k| {
-            self.discard_legal(s, k)
-                || hand[k] == 4 && self.secret_keeps_win(s, secret(false, k))
-                || hand[w] == 3
-                    && k != w
-                    && hand[k] > 0
-                    && self.secret_keeps_win(s, secret(true, k))
-        }) || self.win_legal(s)
+        let discards = (0..KINDS)
+            .filter(move |&k| self.discard_legal(s, k))
+            .map(|k| Action::Discard(k as u8));
+        let secrets = (0..KINDS)
+            .filter(move |&k| hand[k] == 4 && self.secret_keeps_win(s, secret(false, k)))
+            .map(|k| Action::Secret(k as u8));
+        let sowee_secrets = (0..KINDS)
+            .filter(move |&k| {
+                hand[w] == 3 && k != w && hand[k] > 0 && self.secret_keeps_win(s, secret(true, k))
+            })
+            .map(|k| Action::SoweeSecret(k as u8));
+        let win = std::iter::once(Action::Win).filter(move |_| self.win_legal(s));
+        discards.chain(secrets).chain(sowee_secrets).chain(win)
     }
 
     // --- Transitions ---------------------------------------------------------------------------
@@ -1482,40 +1493,7 @@ impl Game for Cuajo {
     fn legal_actions(&self, out: &mut Vec<Action>) {
         let s = self.current as usize;
         match self.phase {
-            Phase::Opening | Phase::Action => {
-                let hand = &self.concealed[s];
-                out.extend(
-                    (0..KINDS)
-                        .filter(|&k| self.discard_legal(s, k))
-                        .map(|k| Action::Discard(k as u8)),
-                );
-                let normal = |k: usize| Secret {
-                    sowee: false,
-                    card: k as u8,
-                };
-                out.extend(
-                    (0..KINDS)
-                        .filter(|&k| hand[k] == 4 && self.secret_keeps_win(s, normal(k)))
-                        .map(|k| Action::Secret(k as u8)),
-                );
-                let w = self.sowee as usize;
-                let sowee = |k: usize| Secret {
-                    sowee: true,
-                    card: k as u8,
-                };
-                if hand[w] == 3 {
-                    out.extend(
-                        (0..KINDS)
-                            .filter(|&k| {
-                                k != w && hand[k] > 0 && self.secret_keeps_win(s, sowee(k))
-                            })
-                            .map(|k| Action::SoweeSecret(k as u8)),
-                    );
-                }
-                if self.win_legal(s) {
-                    out.push(Action::Win);
-                }
-            }
+            Phase::Opening | Phase::Action => out.extend(self.plays(s)),
             Phase::Draw => {
                 if self.stock_size() > 0 {
                     out.extend([Action::Draw, Action::Take]);
