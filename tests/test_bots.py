@@ -1,8 +1,10 @@
 """Native bots and the duplicate arena (docs/bots.md)."""
 
 import json
+import math
 import random
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -267,6 +269,11 @@ def test_arena_results_are_strict_json():
         assert json.loads(json.dumps(d, allow_nan=False)) == d
         assert d["ci95"] == [None] * 4
     assert None not in tapete.arena("cau_robat", ["random"] * 4, 2).to_dict()["ci95"]
+    # The difference of no deal does not exist either, and says so without numpy's warnings.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mean, ci = tapete.arena("cau_robat", ["random"] * 4, 0).difference(0, 1)
+    assert math.isnan(mean) and ci == math.inf
 
 
 # A strength smoke test per game: the heuristic beats random players on a few hundred duplicate

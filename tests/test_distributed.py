@@ -517,6 +517,13 @@ def test_import_tapete_does_not_import_ray() -> None:
     code = "import sys, tapete, tapete.cli; print([m for m in sys.modules if m.startswith('ray')])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+    # ... until first used, as an attribute of the package (api.md writes tapete.distributed).
+    code = (
+        "import sys, tapete; tapete.distributed.arena; tapete.reference.load_game; "
+        "print('ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
 
 
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

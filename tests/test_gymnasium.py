@@ -190,10 +190,13 @@ def test_bad_arguments():
         tgym.make("cau_robat", players=9)
     with pytest.raises(tapete.ConfigError, match="go with a game name"):
         tgym.make(tapete.load_game("cicera"), target_score=31)
-    for seat in (-1, 4, True, "0", 1.0, None):
+    for seat in (-1, 4, True, np.True_, "0", 1.0, None, np.int64(4)):
         with pytest.raises(tapete.ConfigError, match="seat"):
             tgym.make("cau_robat", seat=seat)
     assert tgym.make("cau_robat", players=5, seat=4).seat == 4
+    # Any integer, as for seeds and counts: numpy's too.
+    seat = tgym.make("cau_robat", seat=np.int64(1)).seat
+    assert seat == 1 and type(seat) is int
     for opponents in ("random,random", "ismcts:iterations=-3", ["random"] * 2, ["random"] * 4):
         with pytest.raises(tapete.ConfigError):
             tgym.make("cau_robat", opponents=opponents)

@@ -47,12 +47,13 @@ __all__ = [
     "spoil_five",
 ]
 
-#: Adapter submodules, imported on first attribute access (each needs its optional extra).
-_ADAPTERS = ("pettingzoo", "gymnasium", "openspiel")
+#: Submodules imported on first attribute access: the adapters and Ray need their optional
+#: extras, and the reference model is for tests.
+_LAZY = ("pettingzoo", "gymnasium", "openspiel", "distributed", "reference")
 
 
 def __getattr__(name: str) -> Any:
-    """``tapete.pettingzoo`` and ``tapete.gymnasium`` without importing them up front."""
-    if name in _ADAPTERS:
+    """``tapete.pettingzoo``, ``tapete.distributed``, ... without importing them up front."""
+    if name in _LAZY:
         return importlib.import_module(f"tapete.{name}")
     raise AttributeError(f"module 'tapete' has no attribute {name!r}")

@@ -80,7 +80,8 @@ class ArenaResult:
             if not 0 <= e < n:
                 raise ValueError(f"entry {e} is out of range: the entries are 0..{n - 1}")
         d = self.values[:, a] - self.values[:, b]
-        return float(d.mean()), _ci95(d)
+        # No deal: no mean (as `mean` gives), without numpy's warning about an empty slice.
+        return (float(d.mean()) if len(d) else math.nan), _ci95(d)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready plain values (what ``tapete arena --json`` prints); a

@@ -7,6 +7,7 @@ Importing this module registers ``gymnasium.make("tapete/<game>-v0", ...)`` for 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,9 +95,13 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
                 "Gymnasium has no chance player: load the game without explicit_chance"
             )
         n = self.game.num_players()
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        # Any integer (numpy's too, as seeds and counts are), but not a bool.
+        index = None
+        if not isinstance(seat, (bool, np.bool_)) and hasattr(seat, "__index__"):
+            index = operator.index(seat)
+        if index is None or not 0 <= index < n:
             raise ConfigError(f"seat must be an int 0 <= seat < {n}, got {seat!r:.40}")
-        self.seat = seat
+        self.seat = index
         self._opponents = _opponents(self.game, seat, opponents)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(

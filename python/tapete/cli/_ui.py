@@ -29,7 +29,7 @@ class CliError(Exception):
 
 
 # --------------------------------------------------------------------------------------------
-# Terminals that cannot show Unicode (PYTHONIOENCODING=ascii, LANG=C)
+# Terminals that cannot show Unicode (PYTHONIOENCODING=ascii, a Latin-1 locale)
 
 ASCII_FALLBACK = {
     "·": "-",
