@@ -17,18 +17,20 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many times `resample_from_infostate` asks the game for a proposal before it falls back
-/// to a walk from the true deal ([`Tracked::walk`]; a game naming no hidden positions keeps its
-/// hidden cards): a bound on the work at the rare positions where almost no proposal fits
+/// to a walk ([`Tracked::walk`]; a game naming no hidden positions keeps its hidden cards): a bound on the work at the rare positions where almost no proposal fits
 /// (docs/engine.md says where that is seen).
 const RESAMPLE_ATTEMPTS: usize = 1_000;
 /// The same bound for each world of a search that can walk instead ([`Tracked::resampled_state`]):
 /// a world that takes more proposals than this is rare enough that the walk serves better than
 /// paying them again at every iteration.
 const SEARCH_ATTEMPTS: usize = 10;
-/// Steps of the fallback walk from the true deal (when no proposal fits), and then between two
+/// Steps of the fallback walk (when no proposal fits) from its start, and then between two
 /// worlds of one search.
 const WALK_STEPS: usize = 20_000;
 const WALK_STEPS_BETWEEN: usize = 20;
+/// Proposals for the walk's start ([`Game::walk_proposal`]) before it starts from the true deal
+/// (about 0.1 s for Cuajo; never seen to run out).
+const WALK_START_TRIES: usize = 100_000;
 
 /// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
 /// action history, the state when the current deal started and the returns before the last action.
@@ -480,7 +482,7 @@ impl<G: Game> Tracked<G> {
     /// `seat` saw being proposed with the same probability; a proposal is kept only if `seat`
     /// sees exactly the same thing in it: the same view, and when `seat` is to act the same
     /// turn and legal actions. So the deal kept is uniform over the consistent deals. If none
-    /// is kept in [`RESAMPLE_ATTEMPTS`], the deal is the one a walk from the true deal reaches
+    /// is kept in [`RESAMPLE_ATTEMPTS`], the deal is the one a walk reaches
     /// ([`Tracked::walk`]): consistent too, but not proven uniform.
     pub fn resample(&self, seat: usize, seed: u64) -> Self {
         if self.is_chance_node() {
@@ -553,7 +555,7 @@ impl<G: Game> Tracked<G> {
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
     /// Once a search has found no fitting deal in [`SEARCH_ATTEMPTS`] rounds (a Cuajo position
-    /// late in a hand, docs/engine.md), its next worlds come from one walk from the true deal,
+    /// late in a hand, docs/engine.md), its next worlds come from one walk,
     /// a few steps apart, instead of paying as many proposals again at every iteration.
     pub(crate) fn resampled_state(&self, seen: &Seen<G>, seed: u64) -> G {
         if !seen.failed.get() {
@@ -570,7 +572,7 @@ impl<G: Game> Tracked<G> {
                 Some(w.state.clone())
             }
             None => {
-                *walk = self.walk_from_truth(seen, seed);
+                *walk = self.walk_start(seen, seed);
                 walk.as_ref().map(|w| w.state.clone())
             }
         };
@@ -579,19 +581,35 @@ impl<G: Game> Tracked<G> {
         state
     }
 
-    /// A walk of [`WALK_STEPS`] from the true deal, or `None` if the game names no hidden
+    /// A walk of [`WALK_STEPS`] from the game's first fitting [`Game::walk_proposal`] (from the
+    /// true deal if none fits in [`WALK_START_TRIES`]), or `None` if the game names no hidden
     /// positions (or the state is of the explicit mode, whose deck is in its chance moves).
-    fn walk_from_truth(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
+    fn walk_start(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
         let deck = self.decks.get(self.state.deal_index())?;
+        let known = seen.known.as_ref()?;
         if seen.positions.is_empty() {
             return None;
         }
+        let actions = &self.history[self.deal_start_at..];
+        let mut rng = Rng::new(seed);
+        let start = (0..WALK_START_TRIES).find_map(|_| {
+            let (deck, mine) =
+                G::walk_proposal(known, &self.deal_start, actions, seen.seat, &mut rng)?;
+            let (acts, state) =
+                G::replay_deal(known, &self.deal_start, &deck, actions, &mine, seen.seat)?;
+            seen.fits(&state, None).then_some((deck, mine, acts, state))
+        });
+        let (deck, mine, actions, state) = start.unwrap_or_else(|| {
+            let truth = actions.to_vec();
+            (deck.clone(), truth.clone(), truth, self.state.clone())
+        });
         let mut walk = Walk {
             positions: seen.positions.clone(),
-            deck: deck.clone(),
-            actions: self.history[self.deal_start_at..].to_vec(),
-            state: self.state.clone(),
-            rng: Rng::new(seed),
+            deck,
+            mine,
+            actions,
+            state,
+            rng,
         };
         self.walk(seen, &mut walk, WALK_STEPS);
         Some(walk)
@@ -605,7 +623,7 @@ impl<G: Game> Tracked<G> {
             mut state,
             rng,
             ..
-        } = self.walk_from_truth(seen, seed)?;
+        } = self.walk_start(seen, seed)?;
         state.set_rng(rng);
         Some(Fit {
             deck,
@@ -619,8 +637,8 @@ impl<G: Game> Tracked<G> {
     /// uniformly: the proposal is symmetric) and is kept if the game's replay of the deal
     /// ([`Game::replay_deal`]: the seat saw the same after every action) fits what the seat sees
     /// now, as a proposal must. The uniform law over the deals the walk can reach is its
-    /// equilibrium; how near it gets from the true deal is measured (docs/engine.md,
-    /// "Determinisation"), not proven.
+    /// equilibrium; how near it gets is measured (docs/engine.md, "Determinisation"), not
+    /// proven.
     fn walk(&self, seen: &Seen<G>, walk: &mut Walk<G>, steps: usize) {
         let Some(known) = seen.known.as_ref() else {
             return;
@@ -635,7 +653,7 @@ impl<G: Game> Tracked<G> {
                 continue;
             }
             walk.deck.swap(i, j);
-            match G::replay_deal(known, start, &walk.deck, acts, seen.seat) {
+            match G::replay_deal(known, start, &walk.deck, acts, &walk.mine, seen.seat) {
                 Some((actions, s)) if seen.fits(&s, None) => {
                     walk.actions = actions;
                     walk.state = s;
@@ -1017,6 +1035,8 @@ impl<G: Game> Seen<G> {
 struct Walk<G: Game> {
     positions: Vec<usize>,
     deck: Vec<u8>,
+    /// The true actions with the walk's own hidden choices, which its steps keep.
+    mine: Vec<G::Action>,
     actions: Vec<G::Action>,
     state: G,
     rng: Rng,
@@ -1662,9 +1682,9 @@ mod tests {
 
     /// The fallback walk's worlds stray from the true deal as far as exact ones do: at Cuajo
     /// positions late in a hand where proposals still fit, the share of the other seats'
-    /// concealed cards left in their hands, over a walk's worlds (from the truth, then a few
-    /// steps apart, as a search takes them), is the share over exact worlds. A walk that moved
-    /// too little would leave more.
+    /// concealed cards left in their hands, over a walk's worlds (from its start, then a few
+    /// steps apart, as a search takes them), is the share over exact worlds. A walk that leant
+    /// towards the truth would leave more.
     #[test]
     fn cuajo_fallback_walk_strays_as_exact_worlds_do() {
         let (mut exact_sum, mut walk_sum) = (0.0, 0.0);
@@ -1692,7 +1712,7 @@ mod tests {
             if exact.len() < worlds {
                 return false;
             }
-            let mut walk = t.walk_from_truth(seen, rng.next_u64()).unwrap();
+            let mut walk = t.walk_start(seen, rng.next_u64()).unwrap();
             let mut walked = 0.0;
             for w in 0..worlds {
                 t.walk(seen, &mut walk, WALK_STEPS_BETWEEN);

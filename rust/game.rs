@@ -114,18 +114,35 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         Vec::new()
     }
 
-    /// That deal replayed with `deck` in place of its cards, for a step of the walk: the
-    /// actions (the hidden ones redone as the new cards need) and the state, if every action is
-    /// legal and `seat` saw after each what it saw in the true deal (what the game's proposals
-    /// check); `None` otherwise. The default replays the true actions, checked.
+    /// A deal to start that walk from, drawn from what `seat` knows and never from the true
+    /// deal (a walk from the truth would lean towards it): a proposal as [`Game::resample_deal`]
+    /// makes, without what makes those uniform (the walk's steps do). Its deck and `mine`: the
+    /// true actions with the hidden choices it made (a secret's kind). `None`: this try
+    /// failed. The default has none: the walk then starts from the true deal.
+    fn walk_proposal(
+        _known: &Self::Known,
+        _start: &Self,
+        _actions: &[Self::Action],
+        _seat: usize,
+        _rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Self::Action>)> {
+        None
+    }
+
+    /// That deal replayed with `deck` in place of its cards and `mine` (the true `actions` with
+    /// the walk's own hidden choices), for a step of the walk: the actions (the hidden ones
+    /// redone as the new cards need) and the state, if every action is legal and `seat` saw
+    /// after each what it saw in the true deal (what the game's proposals check); `None`
+    /// otherwise. The default replays `mine`, checked.
     fn replay_deal(
         _known: &Self::Known,
         start: &Self,
         deck: &[u8],
-        actions: &[Self::Action],
+        _actions: &[Self::Action],
+        mine: &[Self::Action],
         _seat: usize,
     ) -> Option<(Vec<Self::Action>, Self)> {
-        start.redealt(deck, actions).map(|s| (actions.to_vec(), s))
+        start.redealt(deck, mine).map(|s| (mine.to_vec(), s))
     }
 
     /// This state (a deal's start) dealt from `deck` and played on with `actions`, each

@@ -564,13 +564,13 @@ def views_along(game, state, seat):
 
 def test_cuajo_fallback_walks_away_from_the_true_deal():
     """A position (155 random actions into seed 5's first hand) where no re-deal proposal fits
-    in the engine's budget: the world is reached by swapping unseen cards from the true deal
-    (docs/engine.md, "Determinisation"). The seat must have seen the same after every action
-    (the final view alone does not show a purro called and lost, or a marker since moved: a
-    first version of the walk checked only that and got most worlds here wrong), the world must
-    differ from the truth in the other seats' concealed cards, and be the same for the same
-    seed. (The engine once kept every hidden card there: a search saw the other hands and its
-    future draws; the reference still does.)"""
+    in the engine's budget: the world is reached by swapping unseen cards, from a deal drawn
+    from what the seat knows (docs/engine.md, "Determinisation"). The seat must have seen the
+    same after every action (the final view alone does not show a purro called and lost, or a
+    marker since moved: a first version of the walk checked only that and got most worlds here
+    wrong), the world must differ from the truth in the other seats' concealed cards, and be
+    the same for the same seed. (The engine once kept every hidden card there: a search saw
+    the other hands and its future draws.)"""
     import tapete
 
     game = tapete.load_game("cuajo")

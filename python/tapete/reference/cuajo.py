@@ -1516,13 +1516,16 @@ class CuajoState(ReferenceState):
         ``seat`` sees exactly the same in it.  At the end of a match the hands are shown, so
         each seat's unseen positions keep their cards as a set and are shuffled among
         themselves.  After ``_RESAMPLE_WORK`` proposals (or ``_RESAMPLE_REPLAYS`` replays)
-        without a fit, the hidden cards stay as they are and only the undrawn stock, which
-        nothing has shown yet, is shuffled (docs/engine.md).
+        without a fit, as many again without the ``1 / w`` step, whose worlds come in
+        proportion to ``w`` but are drawn from what ``seat`` knows; if none fits either, the
+        hidden cards stay as they are and only the undrawn stock, which nothing has shown yet,
+        is shuffled (docs/engine.md).
         """
         plan = self._analyse(seat)
-        world = _propose(self, plan, sampler)
-        if world is not None:
-            return world
+        for exact in (True, False):
+            world = _propose(self, plan, sampler, exact)
+            if world is not None:
+                return world
         deck = list(self._hand.deck)
         stock = [deck[p] for p in plan.stock]
         sampler.shuffle(stock)
@@ -2515,9 +2518,12 @@ def _draw_directs(
     return left, len(directs)
 
 
-def _propose(state: CuajoState, plan: _Plan, sampler: SplitMix64) -> CuajoState | None:
-    """A world drawn uniformly among those ``plan.seat`` cannot tell from ``state``, or
-    ``None`` when the work bounds are reached first.
+def _propose(
+    state: CuajoState, plan: _Plan, sampler: SplitMix64, exact: bool = True
+) -> CuajoState | None:
+    """A world drawn uniformly among those ``plan.seat`` cannot tell from ``state`` (with
+    ``exact`` false: in proportion to ``w``, below), or ``None`` when the work bounds are
+    reached first.
 
     Why it is uniform: a layout (the hidden secrets' kinds) is drawn in proportion to its
     proposals; in it each needed card goes, taken by deadline, to a free unseen position of
@@ -2588,7 +2594,7 @@ def _propose(state: CuajoState, plan: _Plan, sampler: SplitMix64) -> CuajoState 
             if single:
                 at = start
             ways = _ways(need, cards)  # cheap: before the waits tests
-            if ways > 1 and sampler.below(ways) != 0:
+            if exact and ways > 1 and sampler.below(ways) != 0:
                 fitted = False
                 break
             if not _fits(other, cards, layout.choices, sowee, rules, lowest):

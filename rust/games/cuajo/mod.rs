@@ -2051,11 +2051,24 @@ impl Game for Cuajo {
         start: &Self,
         deck: &[u8],
         actions: &[Action],
+        mine: &[Action],
         seat: usize,
     ) -> Option<(Vec<Action>, Self)> {
         let (state, acts, trace) =
-            Cuajo::replay_hidden(start, deck, actions, actions, seat, &known.truth)?;
+            Cuajo::replay_hidden(start, deck, actions, mine, seat, &known.truth)?;
         (trace == known.trace).then_some((acts, state))
+    }
+
+    /// A proposal without its `1 / w` step: about one in a thousand passes at the positions
+    /// where the exact ones fail (docs/rules/cuajo.md, "Determinisation").
+    fn walk_proposal(
+        known: &Unseen,
+        start: &Self,
+        actions: &[Action],
+        _seat: usize,
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        known.deal(start, actions, rng, false)
     }
 
     fn resample_deal(
@@ -2679,6 +2692,26 @@ impl Unseen {
         seat: usize,
         rng: &mut Rng,
     ) -> Option<Redeal<Cuajo>> {
+        let (deck, mine) = self.deal(start, actions, rng, true)?;
+        if self.over {
+            return Some((deck, mine, None));
+        }
+        // Every action of the replay was checked legal (the passes it redoes always are).
+        let (state, acts, trace) =
+            Cuajo::replay_hidden(start, &deck, actions, &mine, seat, &self.truth)?;
+        (trace == self.trace).then_some((deck, acts, Some(state)))
+    }
+
+    /// The deck of [`Unseen::propose`] and the true actions with the hidden secrets chosen,
+    /// before the replay's check; `exact: false` skips the `1 / w` step (the deals then come in
+    /// proportion to `w`: a fallback walk's start).
+    fn deal(
+        &self,
+        start: &Cuajo,
+        actions: &[Action],
+        rng: &mut Rng,
+        exact: bool,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
         if self.over {
             let mut deck = start.deck.to_vec();
             let mut stock: Vec<u8> = self.stock.iter().map(|&p| deck[p as usize]).collect();
@@ -2686,7 +2719,7 @@ impl Unseen {
             for (&p, k) in self.stock.iter().zip(stock) {
                 deck[p as usize] = k;
             }
-            return Some((deck, actions.to_vec(), None));
+            return Some((deck, actions.to_vec()));
         }
         let (chosen, groups, rest) = self.law.as_ref()?.draw(self.secrets.len(), rng)?;
         let mut free: Vec<u8> = Vec::with_capacity(self.stock.len() + DECK / 2);
@@ -2758,7 +2791,7 @@ impl Unseen {
                 ways *= choose(free_here, m);
                 used[k as usize] += m;
             }
-            if rng.below(ways) != 0 || !self.hand_fits(start, q, &kinds, &chosen) {
+            if (exact && rng.below(ways) != 0) || !self.hand_fits(start, q, &kinds, &chosen) {
                 return None;
             }
             for (&p, &k) in slots.iter().zip(&kinds) {
@@ -2774,14 +2807,11 @@ impl Unseen {
         for (&p, k) in self.stock.iter().zip(free) {
             deck[p as usize] = k;
         }
-        let mut acts = actions.to_vec();
+        let mut mine = actions.to_vec();
         for (x, &a) in self.secrets.iter().zip(&chosen) {
-            acts[x.at] = a;
+            mine[x.at] = a;
         }
-        // Every action of the replay was checked legal (the passes it redoes always are).
-        let (state, acts, trace) =
-            Cuajo::replay_hidden(start, &deck, actions, &acts, seat, &self.truth)?;
-        (trace == self.trace).then_some((deck, acts, Some(state)))
+        Some((deck, mine))
     }
 
     /// The cards each seat must have held for its discards and secrets (`chosen`), beyond the
