@@ -17,8 +17,9 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many times `resample_from_infostate` asks the game for a proposal before it falls back
-/// to a walk ([`Tracked::walk`]; a game naming no hidden positions keeps its hidden cards): a bound on the work at the rare positions where almost no proposal fits
-/// (docs/engine.md says where that is seen).
+/// to a walk ([`Tracked::walk`]; a game naming no hidden positions keeps its hidden cards): a
+/// bound on the work at the rare positions where almost no proposal fits (docs/engine.md says
+/// where that is seen).
 const RESAMPLE_ATTEMPTS: usize = 1_000;
 /// The same bound for each world of a search that can walk instead ([`Tracked::resampled_state`]):
 /// a world that takes more proposals than this is rare enough that the walk serves better than
@@ -482,8 +483,8 @@ impl<G: Game> Tracked<G> {
     /// `seat` saw being proposed with the same probability; a proposal is kept only if `seat`
     /// sees exactly the same thing in it: the same view, and when `seat` is to act the same
     /// turn and legal actions. So the deal kept is uniform over the consistent deals. If none
-    /// is kept in [`RESAMPLE_ATTEMPTS`], the deal is the one a walk reaches
-    /// ([`Tracked::walk`]): consistent too, but not proven uniform.
+    /// is kept in [`RESAMPLE_ATTEMPTS`], the deal is the one a walk reaches ([`Tracked::walk`]):
+    /// consistent too, but not proven uniform.
     pub fn resample(&self, seat: usize, seed: u64) -> Self {
         if self.is_chance_node() {
             return self
@@ -555,8 +556,8 @@ impl<G: Game> Tracked<G> {
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
     /// Once a search has found no fitting deal in [`SEARCH_ATTEMPTS`] rounds (a Cuajo position
-    /// late in a hand, docs/engine.md), its next worlds come from one walk,
-    /// a few steps apart, instead of paying as many proposals again at every iteration.
+    /// late in a hand, docs/engine.md), its next worlds come from one walk, a few steps apart,
+    /// instead of paying as many proposals again at every iteration.
     pub(crate) fn resampled_state(&self, seen: &Seen<G>, seed: u64) -> G {
         if !seen.failed.get() {
             if let Some(fit) = self.fitting_deal(seen, seed, None, seen.attempts) {

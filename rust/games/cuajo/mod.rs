@@ -2059,7 +2059,7 @@ impl Game for Cuajo {
         (trace == known.trace).then_some((acts, state))
     }
 
-    /// A proposal without its `1 / w` step: about one in a thousand passes at the positions
+    /// A proposal without its `1 / w` step: one in 500 to 2,500 passed at four positions
     /// where the exact ones fail (docs/rules/cuajo.md, "Determinisation").
     fn walk_proposal(
         known: &Unseen,
