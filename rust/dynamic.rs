@@ -30,7 +30,7 @@ const SEARCH_ATTEMPTS: usize = 10;
 const WALK_STEPS: usize = 20_000;
 const WALK_STEPS_BETWEEN: usize = 20;
 /// Proposals for the walk's start ([`Game::walk_proposal`]) before it starts from the true deal
-/// (about 0.1 s for Cuajo; never seen to run out).
+/// (about 0.1 s for Cuajo, more beside purro seats; docs/engine.md says where it was measured).
 const WALK_START_TRIES: usize = 100_000;
 
 /// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
@@ -591,17 +591,19 @@ impl<G: Game> Tracked<G> {
         if seen.positions.is_empty() {
             return None;
         }
-        let actions = &self.history[self.deal_start_at..];
+        let truth = &self.history[self.deal_start_at..];
         let mut rng = Rng::new(seed);
         let start = (0..WALK_START_TRIES).find_map(|_| {
             let (deck, mine) =
-                G::walk_proposal(known, &self.deal_start, actions, seen.seat, &mut rng)?;
+                G::walk_proposal(known, &self.deal_start, truth, seen.seat, &mut rng)?;
+            G::PACK.check_deck(&deck).ok()?;
             let (acts, state) =
-                G::replay_deal(known, &self.deal_start, &deck, actions, &mine, seen.seat)?;
+                G::replay_deal(known, &self.deal_start, &deck, truth, &mine, seen.seat)?;
             seen.fits(&state, None).then_some((deck, mine, acts, state))
         });
+        // None fitted (never seen): from the true deal.
         let (deck, mine, actions, state) = start.unwrap_or_else(|| {
-            let truth = actions.to_vec();
+            let truth = truth.to_vec();
             (deck.clone(), truth.clone(), truth, self.state.clone())
         });
         let mut walk = Walk {
@@ -616,7 +618,7 @@ impl<G: Game> Tracked<G> {
         Some(walk)
     }
 
-    /// The fallback when no proposal fits: the deal a walk from the true one reaches.
+    /// The fallback when no proposal fits: the deal a walk reaches.
     fn walked(&self, seen: &Seen<G>, seed: u64) -> Option<Fit<G>> {
         let Walk {
             deck,

@@ -117,23 +117,47 @@ def test_a_bot_and_a_state_shared_between_threads():
     assert errors == [] and sorted(chosen) == expected
 
 
-def test_a_search_sees_only_what_its_seat_knows_late_in_a_cuajo_hand():
-    """Late in a long Cuajo hand no exact proposal fits and the worlds come from the fallback
-    walk (docs/engine.md, "Determinisation"). It used to start from the true deal: two states
-    the seat cannot tell apart then gave other worlds for one seed, and the search other moves
-    (5 of 6 seeds here). It starts from a proposal now, so they are the same."""
-    game = tapete.load_game("cuajo")
-    state = game.new_initial_state(seed=5)
-    rng = random.Random(5)
-    for _ in range(150):
+def heuristic_play(game, seed: int, actions: int):
+    state = game.new_initial_state(seed=seed)
+    players = [tapete.bots.make("heuristic", game, seed * 4 + i) for i in range(4)]
+    for _ in range(actions):
+        state.apply_action(players[state.current_player()].choose(state))
+    return state
+
+
+def random_play(game, seed: int, actions: int):
+    state = game.new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(actions):
         state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        # 150 actions into a hand of random play: no seat purro, no secret
+        lambda game: random_play(game, 5, 150),
+        # two other seats purro, one with a hidden secret (the walk keeps the kind it drew)
+        lambda game: heuristic_play(game, 107, 15),
+    ],
+)
+def test_a_search_sees_only_what_its_seat_knows_where_cuajo_walks(position):
+    """Where no exact Cuajo proposal fits, the worlds come from the fallback walk (docs/engine.md,
+    "Determinisation"). It used to start from the true deal and replay the true secrets: two
+    states the seat cannot tell apart gave other worlds for one seed, and the search other moves
+    (5 of 6 seeds at the first position). It starts from a proposal drawn from what the seat
+    knows now, so they are the same."""
+    game = tapete.load_game("cuajo")
+    state = position(game)
     seat = state.current_player()
-    other = state.resample_from_infostate(seat, 77)  # the seat cannot tell them apart
+    other = state.resample_from_infostate(seat, 7)  # the seat cannot tell them apart
     assert other.view(seat) == state.view(seat) and other.legal_actions() == state.legal_actions()
+    assert other.information_state_string(seat) == state.information_state_string(seat)
     assert other.view()["concealed"] != state.view()["concealed"]
     world = state.resample_from_infostate(seat, 0)
     assert world.serialize() == other.resample_from_infostate(seat, 0).serialize()
-    for seed in range(3):
+    for seed in range(2):
         bots = [tapete.bots.make("ismcts:iterations=30", game, seed) for _ in range(2)]
         assert bots[0].choose(state) == bots[1].choose(other)
 

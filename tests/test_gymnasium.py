@@ -190,7 +190,7 @@ def test_bad_arguments():
         tgym.make("cau_robat", players=9)
     with pytest.raises(tapete.ConfigError, match="go with a game name"):
         tgym.make(tapete.load_game("cicera"), target_score=31)
-    for seat in (-1, 4, True, np.True_, "0", 1.0, None, np.int64(4)):
+    for seat in (-1, 4, True, np.True_, "0", 1.0, None, np.int64(4), np.array([1, 2])):
         with pytest.raises(tapete.ConfigError, match="seat"):
             tgym.make("cau_robat", seat=seat)
     assert tgym.make("cau_robat", players=5, seat=4).seat == 4

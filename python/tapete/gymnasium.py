@@ -7,6 +7,7 @@ Importing this module registers ``gymnasium.make("tapete/<game>-v0", ...)`` for 
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -97,12 +98,13 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         n = self.game.num_players()
         # Any integer (numpy's too, as seeds and counts are), but not a bool.
         index = None
-        if not isinstance(seat, (bool, np.bool_)) and hasattr(seat, "__index__"):
-            index = operator.index(seat)
+        if not isinstance(seat, (bool, np.bool_)):
+            with contextlib.suppress(TypeError):  # no integer (a float, an array of several)
+                index = operator.index(seat)
         if index is None or not 0 <= index < n:
             raise ConfigError(f"seat must be an int 0 <= seat < {n}, got {seat!r:.40}")
         self.seat = index
-        self._opponents = _opponents(self.game, seat, opponents)
+        self._opponents = _opponents(self.game, index, opponents)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(
                 f"render_mode must be None, 'human' or 'ansi', got {render_mode!r:.40}"

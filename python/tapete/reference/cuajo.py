@@ -1499,7 +1499,8 @@ class CuajoState(ReferenceState):
 
     def _resample(self, seat: int, sampler: SplitMix64) -> CuajoState:
         """A state that ``seat`` cannot tell from this one, drawn uniformly among the worlds
-        consistent with what it saw (docs/rules/cuajo.md, Determinisation).
+        consistent with what it saw (docs/rules/cuajo.md, Determinisation), unless the work
+        bounds below are reached first.
 
         Only the current deal is re-dealt (earlier hands of a match were shown at their end).
         A world is a deal of the deck positions ``seat`` has not seen together with the kinds

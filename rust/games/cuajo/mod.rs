@@ -13,7 +13,10 @@ use crate::{config_err, parse_err, Result};
 use eval::{is_king, kind, partitionable, rank_of, suit_of, total, Counts, Melds, KINDS, KING};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 
 const PACK: &Pack = &CUAJO_112;
 const SEATS: usize = 4;
@@ -2065,10 +2068,10 @@ impl Game for Cuajo {
         known: &Unseen,
         start: &Self,
         actions: &[Action],
-        _seat: usize,
+        seat: usize,
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
-        known.deal(start, actions, rng, false)
+        known.deal(start, actions, seat, rng, false)
     }
 
     fn resample_deal(
@@ -2317,7 +2320,13 @@ pub struct Unseen {
     /// How the hidden secrets' kinds are drawn, with the needs of every proposal; `None` if no
     /// deal fits what the seats were seen to do.
     law: Option<SecretLaw>,
+    /// [`Unseen::ready_seats`] per choice of the hidden secrets' kinds (their action ids),
+    /// made when a fallback walk first needs them.
+    walk_ready: RefCell<BTreeMap<Vec<usize>, Rc<WalkReady>>>,
 }
+
+/// The seats a fallback walk's proposal draws among the hands with waits, each with its draw.
+type WalkReady = Vec<(usize, ready::Ready)>;
 
 /// Needed copies taken together: `(kind, by, copies)`.
 type Group = (u8, usize, usize);
@@ -2558,6 +2567,7 @@ impl Unseen {
             ready: None,
             order: Vec::new(),
             law: None,
+            walk_ready: RefCell::default(),
         };
         let dealer = start.dealer as usize;
         for i in 0..SOWEE_POS {
@@ -2692,14 +2702,13 @@ impl Unseen {
         seat: usize,
         rng: &mut Rng,
     ) -> Option<Redeal<Cuajo>> {
-        let (deck, mine) = self.deal(start, actions, rng, true)?;
+        let (deck, mine) = self.deal(start, actions, seat, rng, true)?;
         if self.over {
             return Some((deck, mine, None));
         }
         // Every action of the replay was checked legal (the passes it redoes always are).
-        let (state, acts, trace) =
-            Cuajo::replay_hidden(start, &deck, actions, &mine, seat, &self.truth)?;
-        (trace == self.trace).then_some((deck, acts, Some(state)))
+        let (acts, state) = Cuajo::replay_deal(self, start, &deck, actions, &mine, seat)?;
+        Some((deck, acts, Some(state)))
     }
 
     /// The deck of [`Unseen::propose`] and the true actions with the hidden secrets chosen,
@@ -2709,6 +2718,7 @@ impl Unseen {
         &self,
         start: &Cuajo,
         actions: &[Action],
+        seat: usize,
         rng: &mut Rng,
         exact: bool,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
@@ -2722,6 +2732,12 @@ impl Unseen {
             return Some((deck, actions.to_vec()));
         }
         let (chosen, groups, rest) = self.law.as_ref()?.draw(self.secrets.len(), rng)?;
+        // The seats whose unseen cards are drawn among those giving waits.
+        let walk_ready = (!exact).then(|| self.walk_ready(start, seat, &chosen));
+        let ready_of = |q: usize| match &walk_ready {
+            Some(seats) => seats.iter().find(|(r, _)| *r == q).map(|(_, x)| x),
+            None => self.ready.as_ref().filter(|(r, _)| *r == q).map(|(_, x)| x),
+        };
         let mut free: Vec<u8> = Vec::with_capacity(self.stock.len() + DECK / 2);
         for k in 0..KINDS as u8 {
             free.extend(std::iter::repeat_n(k, rest[k as usize] as usize));
@@ -2749,9 +2765,9 @@ impl Unseen {
                 }
                 taken += m;
             }
-            let mut fill: Vec<u8> = match &self.ready {
+            let mut fill: Vec<u8> = match ready_of(q) {
                 // Drawn from the remaining cards, but only among the draws giving waits.
-                Some((r, ready)) if *r == q => {
+                Some(ready) => {
                     let drawn = ready.draw(rng)?;
                     let fill: Vec<u8> = (0..KINDS as u8)
                         .flat_map(|k| std::iter::repeat_n(k, drawn[k as usize] as usize))
@@ -2762,7 +2778,7 @@ impl Unseen {
                     }
                     fill
                 }
-                _ => Vec::new(),
+                None => Vec::new(),
             };
             rng.shuffle(&mut fill);
             for cell in kinds.iter_mut().filter(|k| **k == u8::MAX) {
@@ -2876,55 +2892,105 @@ impl Unseen {
         let (needs, rest) = self.needs(start, seat, &[])?;
         let mut best: Option<(usize, usize, ready::Ready)> = None;
         for q in (0..SEATS).filter(|&q| q != seat) {
-            // Its hand at its last check with waits after all its unseen cards came: the
-            // cards it must have held and was seen to receive, less those that left.
-            let slots = self.slots[q].len();
-            let mut known: Counts = [0; KINDS];
-            for &(k, _) in &needs[q] {
-                known[k as usize] += 1;
-            }
-            let (mut received, mut at_check) = (0, None);
-            // Kings the hand cannot hold, from a marker placed after its last unseen card
-            // (kings are never discarded, and there is no secret): none for a coin, none below
-            // the marker's suit when the marker is the lowest king.
-            let mut no_kings = 0u8;
-            for e in &self.events[q] {
-                match *e {
-                    Event::Hidden => received += 1,
-                    Event::Shown(k) => known[k as usize] += 1,
-                    Event::Discard(k) => known[k as usize] = known[k as usize].checked_sub(1)?,
-                    Event::Waits(true) if received == slots => at_check = Some(known),
-                    Event::Marker(Marker::Coin) if received == slots => no_kings = 0b1111,
-                    Event::Marker(Marker::King(s))
-                        if received == slots && !start.rules.marker_choice =>
-                    {
-                        no_kings |= (1 << s) - 1;
-                    }
-                    _ => {}
-                }
-            }
-            let Some(known) = at_check else { continue };
-            let mut unseen = rest;
-            for suit in (0..4).filter(|&s| no_kings & (1 << s) != 0) {
-                unseen[kind(suit, KING)] = 0;
-            }
-            let fill = slots - needs[q].len();
-            if total(&known) + fill != 15 || best.as_ref().is_some_and(|b| b.1 >= fill) {
+            let Some((fill, hand)) = self.ready_hand(start, q, &needs[q], &rest) else {
+                continue;
+            };
+            if best.as_ref().is_some_and(|b| b.1 >= fill) {
                 continue;
             }
-            let hand = ready::Hand {
+            if let Some(r) = ready::Ready::new(hand) {
+                best = Some((q, fill, r));
+            }
+        }
+        best.map(|(q, _, r)| (q, r))
+    }
+
+    /// For a fallback walk's proposals, which need not be uniform: every such seat, with the
+    /// hidden secrets' kinds `chosen` (no sowee triple), each drawn on its own from the cards
+    /// the others' needs leave (a draw that takes a card another drew fails).
+    fn ready_seats(&self, start: &Cuajo, seat: usize, chosen: &[Action]) -> WalkReady {
+        let Some((needs, rest)) = self.needs(start, seat, chosen) else {
+            return Vec::new();
+        };
+        if start.rules.sowee_triple {
+            return Vec::new();
+        }
+        (0..SEATS)
+            .filter(|&q| q != seat)
+            .filter_map(|q| {
+                let (_, hand) = self.ready_hand(start, q, &needs[q], &rest)?;
+                Some((q, ready::Ready::new(hand)?))
+            })
+            .collect()
+    }
+
+    /// [`Unseen::ready_seats`] for `chosen`, made once.
+    fn walk_ready(&self, start: &Cuajo, seat: usize, chosen: &[Action]) -> Rc<WalkReady> {
+        let key = chosen.iter().map(|a| a.index()).collect();
+        let made = self.walk_ready.borrow().get(&key).cloned();
+        made.unwrap_or_else(|| {
+            let seats = Rc::new(self.ready_seats(start, seat, chosen));
+            self.walk_ready.borrow_mut().insert(key, seats.clone());
+            seats
+        })
+    }
+
+    /// Seat `q`'s hand at its last check with waits after all its unseen cards came, as a
+    /// draw of its unseen cards (how many: the first) from `rest`, given its `needs`; `None`
+    /// if it had no such check.
+    fn ready_hand(
+        &self,
+        start: &Cuajo,
+        q: usize,
+        needs: &[(u8, usize)],
+        rest: &Counts,
+    ) -> Option<(usize, ready::Hand)> {
+        // Its hand at that check (of a seat with no secret): the cards it must have held and
+        // was seen to receive, less those that left.
+        let slots = self.slots[q].len();
+        let mut known: Counts = [0; KINDS];
+        for &(k, _) in needs {
+            known[k as usize] += 1;
+        }
+        let (mut received, mut at_check) = (0, None);
+        // Kings the hand cannot hold, from a marker placed after its last unseen card
+        // (kings are never discarded): none for a coin, none below the marker's suit when the
+        // marker is the lowest king.
+        let mut no_kings = 0u8;
+        for e in &self.events[q] {
+            match *e {
+                Event::Hidden => received += 1,
+                Event::Shown(k) => known[k as usize] += 1,
+                Event::Discard(k) => known[k as usize] = known[k as usize].checked_sub(1)?,
+                // Left to rejection: the draw counts no cards set aside in a secret.
+                Event::Secret(_) => return None,
+                Event::Waits(true) if received == slots => at_check = Some(known),
+                Event::Marker(Marker::Coin) if received == slots => no_kings = 0b1111,
+                Event::Marker(Marker::King(s))
+                    if received == slots && !start.rules.marker_choice =>
+                {
+                    no_kings |= (1 << s) - 1;
+                }
+                _ => {}
+            }
+        }
+        let known = at_check?;
+        let mut unseen = *rest;
+        for suit in (0..4).filter(|&s| no_kings & (1 << s) != 0) {
+            unseen[kind(suit, KING)] = 0;
+        }
+        let fill = slots - needs.len();
+        (total(&known) + fill == 15).then_some((
+            fill,
+            ready::Hand {
                 known,
                 unseen,
                 committed: [0; KINDS],
                 copies: std::array::from_fn(|k| start.copies_in_play(k)),
                 cards: 15,
                 quads: start.rules.quads,
-            };
-            if let Some(r) = ready::Ready::new(hand) {
-                best = Some((q, fill, r));
-            }
-        }
-        best.map(|(q, _, r)| (q, r))
+            },
+        ))
     }
 
     /// Whether seat `q`'s hand, given the kinds of its hidden positions, shows the waits and
