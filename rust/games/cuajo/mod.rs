@@ -2325,6 +2325,10 @@ pub struct Unseen {
     walk_ready: RefCell<BTreeMap<Vec<usize>, Rc<WalkReady>>>,
 }
 
+/// Draws of a seat's cards among the hands with waits that a fallback walk's proposal tries
+/// before it fails.
+const WALK_READY_TRIES: usize = 1_000;
+
 /// The seats a fallback walk's proposal draws among the hands with waits, each with its draw.
 type WalkReady = Vec<(usize, ready::Ready)>;
 
@@ -2765,50 +2769,66 @@ impl Unseen {
                 }
                 taken += m;
             }
-            let mut fill: Vec<u8> = match ready_of(q) {
-                // Drawn from the remaining cards, but only among the draws giving waits.
-                Some(ready) => {
-                    let drawn = ready.draw(rng)?;
-                    let fill: Vec<u8> = (0..KINDS as u8)
-                        .flat_map(|k| std::iter::repeat_n(k, drawn[k as usize] as usize))
-                        .collect();
-                    for &k in &fill {
-                        let at = free.iter().position(|&x| x == k)?;
-                        free.swap_remove(at);
+            // A walk's proposal draws a seat drawn among the hands with waits again until its
+            // other checks pass too (it need not be uniform): at its checks after its last
+            // unseen card, the hand follows from the draw; otherwise one try.
+            let again = (!exact && ready_of(q).is_some()).then(|| (kinds.clone(), free.clone()));
+            let mut tries = if again.is_some() { WALK_READY_TRIES } else { 1 };
+            loop {
+                let mut fill: Vec<u8> = match ready_of(q) {
+                    // Drawn from the remaining cards, but only among the draws giving waits.
+                    Some(ready) => {
+                        let drawn = ready.draw(rng)?;
+                        let fill: Vec<u8> = (0..KINDS as u8)
+                            .flat_map(|k| std::iter::repeat_n(k, drawn[k as usize] as usize))
+                            .collect();
+                        for &k in &fill {
+                            let at = free.iter().position(|&x| x == k)?;
+                            free.swap_remove(at);
+                        }
+                        fill
                     }
-                    fill
-                }
-                None => Vec::new(),
-            };
-            rng.shuffle(&mut fill);
-            for cell in kinds.iter_mut().filter(|k| **k == u8::MAX) {
-                *cell = match fill.pop() {
-                    Some(k) => k,
-                    None => free.swap_remove(rng.below(free.len() as u64) as usize),
+                    None => Vec::new(),
                 };
-            }
-            debug_assert!(
-                fill.is_empty(),
-                "the drawn cards fill the seat's free positions"
-            );
-            // Kept with probability 1/w, w the number of ways to place the needed cards.
-            let mut ways = 1u64;
-            let (mut used, mut here, mut upto) = ([0usize; KINDS], [0usize; KINDS], 0);
-            for &(k, by, m) in groups {
-                // The copies of each kind among the first `by` positions, counted on as `by`
-                // grows.
-                for &x in &kinds[upto..by] {
-                    here[x as usize] += 1;
+                rng.shuffle(&mut fill);
+                for cell in kinds.iter_mut().filter(|k| **k == u8::MAX) {
+                    *cell = match fill.pop() {
+                        Some(k) => k,
+                        None => free.swap_remove(rng.below(free.len() as u64) as usize),
+                    };
                 }
-                upto = by;
-                let free_here = here[k as usize]
-                    .checked_sub(used[k as usize])
-                    .filter(|&x| x >= m)?;
-                ways *= choose(free_here, m);
-                used[k as usize] += m;
-            }
-            if (exact && rng.below(ways) != 0) || !self.hand_fits(start, q, &kinds, &chosen) {
-                return None;
+                debug_assert!(
+                    fill.is_empty(),
+                    "the drawn cards fill the seat's free positions"
+                );
+                // Kept with probability 1/w, w the number of ways to place the needed cards.
+                let mut ways = 1u64;
+                let (mut used, mut here, mut upto) = ([0usize; KINDS], [0usize; KINDS], 0);
+                for &(k, by, m) in groups {
+                    // The copies of each kind among the first `by` positions, counted on as `by`
+                    // grows.
+                    for &x in &kinds[upto..by] {
+                        here[x as usize] += 1;
+                    }
+                    upto = by;
+                    let free_here = here[k as usize]
+                        .checked_sub(used[k as usize])
+                        .filter(|&x| x >= m)?;
+                    ways *= choose(free_here, m);
+                    used[k as usize] += m;
+                }
+                if (exact && rng.below(ways) != 0) || !self.hand_fits(start, q, &kinds, &chosen) {
+                    tries -= 1;
+                    match &again {
+                        Some((k, f)) if tries > 0 => {
+                            kinds.clone_from(k);
+                            free.clone_from(f);
+                            continue;
+                        }
+                        _ => return None,
+                    }
+                }
+                break;
             }
             for (&p, &k) in slots.iter().zip(&kinds) {
                 deck[p as usize] = k;
