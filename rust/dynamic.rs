@@ -29,9 +29,9 @@ const SEARCH_ATTEMPTS: usize = 10;
 /// worlds of one search.
 const WALK_STEPS: usize = 20_000;
 const WALK_STEPS_BETWEEN: usize = 20;
-/// Proposals for the walk's start ([`Game::walk_proposal`]) before it starts from the true deal
-/// (about 0.1 s for Cuajo, more beside purro seats; docs/engine.md says where it was measured).
-const WALK_START_TRIES: usize = 100_000;
+/// Proposals for the walk's start ([`Game::walk_proposal`]) before it starts from the true deal:
+/// a bound on the work, as [`RESAMPLE_ATTEMPTS`] is (docs/engine.md says how often it binds).
+const WALK_START_TRIES: usize = 20_000;
 
 /// A game state with what the bare rules state does not keep: the seed, every deal's deck, the
 /// action history, the state when the current deal started and the returns before the last action.

@@ -2327,7 +2327,7 @@ pub struct Unseen {
 
 /// Draws of a seat's cards among the hands with waits that a fallback walk's proposal tries
 /// before it fails.
-const WALK_READY_TRIES: usize = 1_000;
+const WALK_READY_TRIES: usize = 50;
 
 /// The seats a fallback walk's proposal draws among the hands with waits, each with its draw.
 type WalkReady = Vec<(usize, ready::Ready)>;
