@@ -1523,10 +1523,9 @@ class CuajoState(ReferenceState):
         is shuffled (docs/engine.md).
         """
         plan = self._analyse(seat)
-        for exact in (True, False):
-            world = _propose(self, plan, sampler, exact)
-            if world is not None:
-                return world
+        world = _propose(self, plan, sampler)
+        if world is not None:
+            return world
         deck = list(self._hand.deck)
         stock = [deck[p] for p in plan.stock]
         sampler.shuffle(stock)
@@ -2519,12 +2518,10 @@ def _draw_directs(
     return left, len(directs)
 
 
-def _propose(
-    state: CuajoState, plan: _Plan, sampler: SplitMix64, exact: bool = True
-) -> CuajoState | None:
-    """A world drawn uniformly among those ``plan.seat`` cannot tell from ``state`` (with
-    ``exact`` false: in proportion to ``w``, below), or ``None`` when the work bounds are
-    reached first.
+def _propose(state: CuajoState, plan: _Plan, sampler: SplitMix64) -> CuajoState | None:
+    """A world drawn uniformly among those ``plan.seat`` cannot tell from ``state``; if the
+    work bounds are reached first, as many tries again without the ``1 / w`` step (worlds in
+    proportion to ``w``, below); ``None`` if those fail too.
 
     Why it is uniform: a layout (the hidden secrets' kinds) is drawn in proportion to its
     proposals; in it each needed card goes, taken by deadline, to a free unseen position of
@@ -2550,71 +2547,72 @@ def _propose(
     rules = _blocks(state._quad_ok, state._triple)
     lowest = state._cfg["purro_marker"] == "lowest_type"
     single = not plan.terminal
-    replays = work = 0
-    while work < _RESAMPLE_WORK:
-        work += 1
-        layout = layouts[0]
-        if len(layouts) > 1:
-            layout = layouts[bisect.bisect_right(running, _below_big(sampler, running[-1]))]
-        needs_of = {o.seat: need for o, need in zip(plan.others, layout.needs)}
-        deck = list(deck0)
-        if directs:
-            left, drawn = _draw_directs(
-                directs, order, needs_of, deck, sampler, layout, rules, lowest
-            )
-            work += _DIRECT_WORK * drawn
-            if left is None:
+    for exact in (True, False):  # then without the 1 / w step (see the docstring)
+        replays = work = 0
+        while work < _RESAMPLE_WORK:
+            work += 1
+            layout = layouts[0]
+            if len(layouts) > 1:
+                layout = layouts[bisect.bisect_right(running, _below_big(sampler, running[-1]))]
+            needs_of = {o.seat: need for o, need in zip(plan.others, layout.needs)}
+            deck = list(deck0)
+            if directs:
+                left, drawn = _draw_directs(
+                    directs, order, needs_of, deck, sampler, layout, rules, lowest
+                )
+                work += _DIRECT_WORK * drawn
+                if left is None:
+                    continue
+                pools = [_expand(left)]
+            else:
+                pools = [list(pool) for pool in layout.pools]
+            at = 0  # the cards of the single pool dealt so far
+            fitted = True
+            for i, other in enumerate(order):
+                if i < len(directs):
+                    continue
+                need = needs_of[other.seat]
+                pool = pools[0] if single else pools[i]
+                start = at if single else 0
+                cards = [-1] * len(other.positions)
+                free = list(range(len(cards)))  # its positions no needed card took yet
+                picks = _draws(
+                    sampler,
+                    [deadline - k for k, (deadline, _) in enumerate(need)]
+                    + [len(pool) - start - j for j in range(len(cards) - len(need))],
+                )
+                for k, (_, t) in enumerate(need):
+                    # the picked free position before the deadline: the ``deadline - k`` free
+                    # ones there are the first of ``free``, as needs are taken by deadline
+                    cards[free.pop(picks[k])] = t
+                for j, idx in enumerate(free):  # the next cards of a uniform order of the pool
+                    pick = start + picks[len(need) + j]
+                    pool[start], pool[pick] = pool[pick], pool[start]
+                    cards[idx] = pool[start]
+                    start += 1
+                if single:
+                    at = start
+                ways = _ways(need, cards)  # cheap: before the waits tests
+                if exact and ways > 1 and sampler.below(ways) != 0:
+                    fitted = False
+                    break
+                if not _fits(other, cards, layout.choices, sowee, rules, lowest):
+                    fitted = False
+                    break
+                for pos, card in zip(other.positions, cards):
+                    deck[pos] = card
+            if not fitted:
                 continue
-            pools = [_expand(left)]
-        else:
-            pools = [list(pool) for pool in layout.pools]
-        at = 0  # the cards of the single pool dealt so far
-        fitted = True
-        for i, other in enumerate(order):
-            if i < len(directs):
-                continue
-            need = needs_of[other.seat]
-            pool = pools[0] if single else pools[i]
-            start = at if single else 0
-            cards = [-1] * len(other.positions)
-            free = list(range(len(cards)))  # its positions no needed card took yet
-            picks = _draws(
-                sampler,
-                [deadline - k for k, (deadline, _) in enumerate(need)]
-                + [len(pool) - start - j for j in range(len(cards) - len(need))],
-            )
-            for k, (_, t) in enumerate(need):
-                # the picked free position before the deadline: the ``deadline - k`` free
-                # ones there are the first of ``free``, as needs are taken by deadline
-                cards[free.pop(picks[k])] = t
-            for j, idx in enumerate(free):  # the next cards of a uniform order of the pool
-                pick = start + picks[len(need) + j]
-                pool[start], pool[pick] = pool[pick], pool[start]
-                cards[idx] = pool[start]
-                start += 1
-            if single:
-                at = start
-            ways = _ways(need, cards)  # cheap: before the waits tests
-            if exact and ways > 1 and sampler.below(ways) != 0:
-                fitted = False
-                break
-            if not _fits(other, cards, layout.choices, sowee, rules, lowest):
-                fitted = False
-                break
-            for pos, card in zip(other.positions, cards):
+            stock = pools[0][at:] if single else pools[-1]
+            sampler.shuffle(stock)
+            for pos, card in zip(plan.stock, stock):
                 deck[pos] = card
-        if not fitted:
-            continue
-        stock = pools[0][at:] if single else pools[-1]
-        sampler.shuffle(stock)
-        for pos, card in zip(plan.stock, stock):
-            deck[pos] = card
-        world = state._world(deck, layout.choices, plan)
-        if world is not None and world._seen_by(plan.seat) == plan.target:
-            return world
-        replays += 1
-        if replays >= _RESAMPLE_REPLAYS:
-            break
+            world = state._world(deck, layout.choices, plan)
+            if world is not None and world._seen_by(plan.seat) == plan.target:
+                return world
+            replays += 1
+            if replays >= _RESAMPLE_REPLAYS:
+                break
     return None
 
 

@@ -2342,6 +2342,26 @@ type Groups = [Vec<Group>; SEATS];
 /// Per seat, its needs grouped, borrowed.
 type SeatGroups<'a> = [&'a [Group]; SEATS];
 
+/// The ways the needed copies (`groups`, in order of `by`) could have been placed among the
+/// seat's hidden positions holding `kinds`: the copies of each kind among the first `by`
+/// positions, counted on as `by` grows. `None` if they do not fit.
+fn placed_ways(groups: &[Group], kinds: &[u8]) -> Option<u64> {
+    let mut ways = 1u64;
+    let (mut used, mut here, mut upto) = ([0usize; KINDS], [0usize; KINDS], 0);
+    for &(k, by, m) in groups {
+        for &x in &kinds[upto..by] {
+            here[x as usize] += 1;
+        }
+        upto = by;
+        let free_here = here[k as usize]
+            .checked_sub(used[k as usize])
+            .filter(|&x| x >= m)?;
+        ways *= choose(free_here, m);
+        used[k as usize] += m;
+    }
+    Some(ways)
+}
+
 /// The ways to place grouped needs: `None` if they do not fit.
 fn placements(groups: &[Group]) -> Option<f64> {
     let mut taken = 0;
@@ -2801,23 +2821,11 @@ impl Unseen {
                     fill.is_empty(),
                     "the drawn cards fill the seat's free positions"
                 );
-                // Kept with probability 1/w, w the number of ways to place the needed cards.
-                let mut ways = 1u64;
-                let (mut used, mut here, mut upto) = ([0usize; KINDS], [0usize; KINDS], 0);
-                for &(k, by, m) in groups {
-                    // The copies of each kind among the first `by` positions, counted on as `by`
-                    // grows.
-                    for &x in &kinds[upto..by] {
-                        here[x as usize] += 1;
-                    }
-                    upto = by;
-                    let free_here = here[k as usize]
-                        .checked_sub(used[k as usize])
-                        .filter(|&x| x >= m)?;
-                    ways *= choose(free_here, m);
-                    used[k as usize] += m;
-                }
-                if (exact && rng.below(ways) != 0) || !self.hand_fits(start, q, &kinds, &chosen) {
+                // Kept with probability 1/w, w the number of ways to place the needed cards
+                // (a walk's proposal skips it).
+                if exact && rng.below(placed_ways(groups, &kinds)?) != 0
+                    || !self.hand_fits(start, q, &kinds, &chosen)
+                {
                     tries -= 1;
                     match &again {
                         Some((k, f)) if tries > 0 => {
