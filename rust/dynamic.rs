@@ -407,20 +407,27 @@ impl<G: Game> Tracked<G> {
     /// In the explicit mode the chance outcomes show the same way (in what it was dealt, in a
     /// draw it sees); at a chance node a last line says that cards are being dealt.
     pub fn information_state_string(&self, seat: usize) -> String {
+        self.with_information_state(seat, str::to_owned)
+    }
+
+    /// `f` of the information state string of `seat`, lent rather than copied: the cached
+    /// transcript grows all match, and a caller that copies it anyway (into Python) need not
+    /// pay for a copy first.
+    pub fn with_information_state<R>(&self, seat: usize, f: impl FnOnce(&str) -> R) -> R {
         if self.chance.as_ref().is_some_and(|x| !x.dealt) {
-            return self.chance_line();
+            return f(&self.chance_line());
         }
         // Explicit chance outcomes (the dealer, the cards) are not all in the seed, decks and
         // history a cached transcript is checked against: that mode replays every time.
-        let mut out = match self.chance {
-            Some(_) => self.transcript(seat, None).text,
-            None => self.cached_transcript(seat),
-        };
-        if self.is_chance_node() {
-            out.push('\n');
-            out.push_str(&self.chance_line());
+        if self.chance.is_some() {
+            let mut out = self.transcript(seat, None).text;
+            if self.is_chance_node() {
+                out.push('\n');
+                out.push_str(&self.chance_line());
+            }
+            return f(&out);
         }
-        out
+        self.with_cached_transcript(seat, f)
     }
 
     /// The transcript of `seat` after every action, continued from `from` (or from the start).
@@ -454,7 +461,7 @@ impl<G: Game> Tracked<G> {
 
     /// [`Tracked::transcript`] of a seeded state, continued from the cached one when that is a
     /// transcript of this game: the same seed, decks and actions up to its point.
-    fn cached_transcript(&self, seat: usize) -> String {
+    fn with_cached_transcript<R>(&self, seat: usize, f: impl FnOnce(&str) -> R) -> R {
         let cache = self
             .transcripts
             .0
@@ -470,9 +477,7 @@ impl<G: Game> Tracked<G> {
                 && self.decks.starts_with(decks)
         });
         let x = self.transcript(seat, from);
-        let text = x.text.clone();
-        cache[seat] = Some(x);
-        text
+        f(&cache[seat].insert(x).text)
     }
 
     /// A state `seat` cannot tell from this one, with the hidden cards of the current deal
@@ -1137,7 +1142,13 @@ pub trait DynState: Send + Sync + Debug {
     fn observation_len(&self) -> usize;
     fn observe(&self, seat: usize, out: &mut [f32]) -> Result<()>;
     fn observation_string(&self, seat: usize) -> Result<String>;
-    fn information_state_string(&self, seat: usize) -> Result<String>;
+    fn information_state_string(&self, seat: usize) -> Result<String> {
+        let mut out = String::new();
+        self.with_information_state(seat, &mut |s| out = s.to_owned())?;
+        Ok(out)
+    }
+    /// `f` of the information state string, lent rather than copied.
+    fn with_information_state(&self, seat: usize, f: &mut dyn FnMut(&str)) -> Result<()>;
     fn view(&self, seat: Option<usize>) -> Result<Value>;
     fn history(&self) -> Vec<usize>;
     fn serialize(&self) -> String;
@@ -1504,9 +1515,10 @@ impl<G: Game> DynState for Tracked<G> {
         }
         Ok(self.state.render(Some(seat)))
     }
-    fn information_state_string(&self, seat: usize) -> Result<String> {
+    fn with_information_state(&self, seat: usize, f: &mut dyn FnMut(&str)) -> Result<()> {
         check_seat(seat, self.num_players())?;
-        Ok(Tracked::information_state_string(self, seat))
+        Tracked::with_information_state(self, seat, f);
+        Ok(())
     }
     fn view(&self, seat: Option<usize>) -> Result<Value> {
         if let Some(s) = seat {

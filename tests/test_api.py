@@ -1287,6 +1287,30 @@ def test_repr_and_str(impl):
                 assert state.information_state_string(seat).strip()
 
 
+def test_an_information_state_asked_again_follows_the_state(impl):
+    """Asked twice, the same text; after an action, or illegal action refused, the state's own."""
+    for name in impl.list_games():
+        game = impl.load_game(name)
+        state = game.new_initial_state(5)
+        rng = random.Random(5)
+        for _ in range(40):
+            if state.is_terminal():
+                break
+            before = [state.information_state_string(s) for s in range(game.num_players())]
+            assert before == [state.information_state_string(s) for s in range(game.num_players())]
+            illegal = next(
+                a for a in range(game.num_distinct_actions()) if a not in state.legal_actions()
+            )
+            with pytest.raises(IllegalActionError):
+                state.apply_action(illegal)
+            assert before == [state.information_state_string(s) for s in range(game.num_players())]
+            state.apply_action(rng.choice(state.legal_actions()))
+            fresh = game.deserialize_state(state.serialize())
+            after = [state.information_state_string(s) for s in range(game.num_players())]
+            assert after == [fresh.information_state_string(s) for s in range(game.num_players())]
+            assert after != before  # the actor at least saw its own action
+
+
 def test_resample_keeps_what_the_player_knows(impl):
     for name in impl.list_games():
         game = impl.load_game(name)

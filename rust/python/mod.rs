@@ -394,9 +394,7 @@ impl PyGame {
             }
             (None, None) => Vec::new(),
         };
-        Ok(PyState {
-            inner: self.inner.new_state(seed, &decks).py_err()?,
-        })
+        Ok(self.inner.new_state(seed, &decks).py_err()?.into())
     }
 
     /// Native random playouts of games `seed, seed + 1, …`, without the GIL, on `threads`
@@ -454,7 +452,7 @@ impl PyGame {
                 "the serialized state belongs to a game with another config".into(),
             )));
         }
-        Ok(PyState { inner: state })
+        Ok(state.into())
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -498,6 +496,18 @@ impl PyGame {
 #[pyclass(module = "tapete._core", name = "State")]
 pub struct PyState {
     inner: Box<dyn DynState>,
+    /// Each seat's information state string once asked, until the next action: asked again,
+    /// the same str is returned rather than a new copy of a transcript that grows all match.
+    info: Mutex<Vec<Option<Py<PyString>>>>,
+}
+
+impl From<Box<dyn DynState>> for PyState {
+    fn from(inner: Box<dyn DynState>) -> Self {
+        PyState {
+            inner,
+            info: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl PyState {
@@ -595,7 +605,12 @@ impl PyState {
     /// (``explain_illegal``), and the state is unchanged.
     fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
         let id = self.action(action)?;
-        self.inner.apply(id).py_err()
+        self.inner.apply(id).py_err()?;
+        self.info
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        Ok(())
     }
 
     /// Why ``action`` is not legal now, in words for the current player (their own cards and
@@ -649,10 +664,23 @@ impl PyState {
     }
 
     /// Everything ``player`` has seen, in order: its perfect-recall information state.
-    fn information_state_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
+    fn information_state_string(&self, player: &Bound<'_, PyAny>) -> PyResult<Py<PyString>> {
+        let seat = self.seat(player)?;
+        let py = player.py();
+        let mut info = self.info.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(Some(text)) = info.get(seat) {
+            return Ok(text.clone_ref(py));
+        }
+        let mut text = None;
         self.inner
-            .information_state_string(self.seat(player)?)
-            .py_err()
+            .with_information_state(seat, &mut |s| text = Some(PyString::new(py, s).unbind()))
+            .py_err()?;
+        let text = text.expect("with_information_state calls back once it succeeds");
+        if info.len() <= seat {
+            info.resize_with(seat + 1, || None);
+        }
+        info[seat] = Some(text.clone_ref(py));
+        Ok(text)
     }
 
     /// A JSON-ready dict of what ``player`` may know (None: everything); layout on each
@@ -673,9 +701,7 @@ impl PyState {
 
     /// An independent copy of the state.
     fn clone(&self) -> PyState {
-        PyState {
-            inner: self.inner.clone_box(),
-        }
+        self.inner.clone_box().into()
     }
 
     /// The state as a JSON string that ``Game.deserialize_state`` replays exactly.
@@ -692,9 +718,7 @@ impl PyState {
     ) -> PyResult<PyState> {
         let seat = self.seat(player)?;
         let seed = seed_of(Some(seed))?;
-        Ok(PyState {
-            inner: self.inner.resample(seat, seed).py_err()?,
-        })
+        Ok(self.inner.resample(seat, seed).py_err()?.into())
     }
 
     /// The game (with its config) of this state.
@@ -784,9 +808,7 @@ fn _game_from_json(name: &Bound<'_, PyAny>, config: &Bound<'_, PyAny>) -> PyResu
 #[pyfunction]
 fn _state_from_json(data: &Bound<'_, PyAny>) -> PyResult<PyState> {
     let data = &text_arg(data, "a serialized state", parse_error)?;
-    Ok(PyState {
-        inner: registry::read_state(data).py_err()?,
-    })
+    Ok(registry::read_state(data).py_err()?.into())
 }
 
 // Spoil Five evaluators.

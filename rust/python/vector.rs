@@ -234,8 +234,9 @@ impl PyVectorEnv {
             )));
         }
         let i = env.extract::<usize>().map_err(|_| bad())?;
-        Ok(PyState {
-            inner: self.with_env(env.py(), |e| e.state(i)).map_err(|_| bad())?,
-        })
+        Ok(self
+            .with_env(env.py(), |e| e.state(i))
+            .map_err(|_| bad())?
+            .into())
     }
 }
