@@ -528,10 +528,11 @@ impl<G: Game> Tracked<G> {
         self.state.legal_actions(&mut legal);
         let actions = &self.history[self.deal_start_at..];
         let known = G::known(&self.deal_start, actions, seat);
-        // A walk needs two positions to swap, and a deck of its own (not the explicit mode's).
+        // A walk needs two positions to swap. (The explicit mode's deck holds the cards dealt
+        // so far and stand-ins for the rest: a walk swaps those like the seeded mode's stock.)
         let deck = self.decks.get(self.state.deal_index());
         let mut positions = match (&known, deck) {
-            (Some(k), Some(d)) if self.chance.is_none() => {
+            (Some(k), Some(d)) => {
                 let mut p = G::hidden_positions(k);
                 p.retain(|&p| p < d.len());
                 p
@@ -589,7 +590,7 @@ impl<G: Game> Tracked<G> {
 
     /// A walk of [`WALK_STEPS`] from the game's first fitting [`Game::walk_proposal`] (from the
     /// true deal if none fits in [`WALK_START_TRIES`]), or `None` if the game names no hidden
-    /// positions (or the state is of the explicit mode, whose deck is in its chance moves).
+    /// positions.
     fn walk_start(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
         let deck = self.decks.get(self.state.deal_index())?;
         let known = seen.known.as_ref()?;

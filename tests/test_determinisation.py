@@ -589,3 +589,59 @@ def test_cuajo_fallback_walks_away_from_the_true_deal():
                 assert Counter(world.view()["concealed"][q]) != Counter(hidden_cards[q])
         assert worlds[0].serialize() != worlds[1].serialize()
         assert state.resample_from_infostate(seat, 1) == worlds[1]
+
+
+def test_cuajo_fallback_walks_in_the_explicit_mode_too():
+    """The same position with every card dealt as an explicit chance outcome: where no proposal
+    fits, the explicit mode once kept every hidden card (a search over explicit states, such as
+    OpenSpiel's through the adapter, saw the other hands). Its worlds must be consistent move
+    after move, hide the other hands, be the same for the same seed, and play on to the end
+    through their chance nodes."""
+    import tapete
+    from tapete import _core
+
+    seeded_game = tapete.load_game("cuajo")
+    with open(Path(__file__).parent / "data" / "cuajo_fallback_position.json") as f:
+        seeded = seeded_game.deserialize_state(f.read())
+    data = json.loads(seeded.serialize())
+    game = _core.load_game("cuajo", explicit_chance=True)
+    state = game.new_initial_state(data["seed"])
+    for a in [*data["history"], None]:
+        while state.is_chance_node():
+            view = state.view()
+            if view["deal"] is None:  # the first dealer, as the seed drew it
+                state.apply_action(seeded_game.new_initial_state(data["seed"]).view()["dealer"])
+            else:
+                card = data["decks"][view["deal"]][view["cards_dealt"]]
+                state.apply_action(state.string_to_action(f"deal {card}"))
+        if a is not None:
+            state.apply_action(a)
+    assert state.view() == seeded.view()
+
+    def views_along(world, seat):
+        replayed = game.new_initial_state(data["seed"])
+        views = [replayed.view(seat)]
+        for a in world.history():
+            replayed.apply_action(a)
+            if replayed.view(seat) != views[-1]:
+                views.append(replayed.view(seat))
+        return views
+
+    truth = state.view()["concealed"]
+    rng = random.Random(0)
+    for seat in (0, 3):
+        seen = views_along(state, seat)
+        worlds = [state.resample_from_infostate(seat, s) for s in range(2)]
+        assert worlds[0].serialize() != worlds[1].serialize()
+        assert state.resample_from_infostate(seat, 1).serialize() == worlds[1].serialize()
+        for world in worlds:
+            assert seen_by(world, seat) == seen_by(state, seat)
+            assert views_along(world, seat) == seen
+            for q in {0, 1, 2, 3} - {seat}:
+                assert Counter(world.view()["concealed"][q]) != Counter(truth[q])
+            while not world.is_terminal():
+                if world.is_chance_node():
+                    outcomes, probs = zip(*world.chance_outcomes(), strict=True)
+                    world.apply_action(rng.choices(outcomes, probs)[0])
+                else:
+                    world.apply_action(rng.choice(world.legal_actions()))
