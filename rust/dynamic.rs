@@ -496,6 +496,9 @@ impl<G: Game> Tracked<G> {
                 .resample_at_chance(seat, seed, true)
                 .unwrap_or_else(|| self.clone());
         }
+        if let Some(before) = self.before_hidden_action(seat) {
+            return before.resample(seat, seed);
+        }
         let seen = self.seen_by(seat);
         self.fitting_deal(&seen, seed, None, RESAMPLE_ATTEMPTS)
             .or_else(|| self.walked(&seen, seed))
@@ -518,7 +521,41 @@ impl<G: Game> Tracked<G> {
         if self.is_chance_node() {
             return self.resample_at_chance(seat, seed, false);
         }
+        if let Some(before) = self.before_hidden_action(seat) {
+            return before.try_resample(seat, seed);
+        }
         self.resample_deal(seat, seed, None)
+    }
+
+    /// The state before the last action, replayed, when `seat` has not been shown that action
+    /// yet ([`Game::hides_last_action_from`]): `seat` sees that state, and a world drawn from
+    /// this one would hold the action, which the determinisation analyses like any other.
+    fn before_hidden_action(&self, seat: usize) -> Option<Self> {
+        if !self.state.hides_last_action_from(seat) {
+            return None;
+        }
+        let t = match &self.chance {
+            None => {
+                let mut t = self.replay_start();
+                for &a in self.history.split_last()?.1 {
+                    t.apply(a).ok()?;
+                }
+                t
+            }
+            Some(x) => {
+                let (last, before) = x.moves.split_last()?;
+                if !matches!(last, Move::Action(_)) {
+                    return None;
+                }
+                let mut t =
+                    Tracked::new_explicit(self.config.clone(), self.seed, self.decks.clone());
+                for m in before {
+                    t.apply_explicit(m.id()).ok()?;
+                }
+                t
+            }
+        };
+        Some(t)
     }
 
     /// What `seat` sees of this state, for any number of re-deals of it ([`Tracked::seen_by`]

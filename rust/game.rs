@@ -107,6 +107,13 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         rng: &mut Rng,
     ) -> Option<Redeal<Self>>;
 
+    /// Whether `seat` has not been shown the last action yet and sees the state before it (the
+    /// other seats during a Cuajo marker decision). A determinisation for `seat` then starts
+    /// from that state: no world may hold what `seat` has not seen.
+    fn hides_last_action_from(&self, _seat: usize) -> bool {
+        false
+    }
+
     /// The deck positions of that deal whose cards `seat` may not have seen, for the fallback
     /// of a determinisation in which no proposal fits (a walk swapping their cards). Empty, the
     /// default: the fallback keeps the hidden cards.

@@ -30,6 +30,7 @@ Seats in play order: ``s + 1`` plays after ``s``; teams {0, 2} and {1, 3}.
 """
 
 import itertools
+import json
 from functools import cache
 
 import numpy as np
@@ -1136,6 +1137,52 @@ def test_marker_decision_after_the_optional_call_is_hidden(impl):
             "draw",
             1,
         )
+
+
+def as_explicit(impl, state):
+    """``state`` (of a single-hand game) with its deck dealt card by card as explicit chance
+    outcomes."""
+    data = json.loads(state.serialize())
+    game = impl.load_game("cuajo", **{**data["config"], "explicit_chance": True})
+    out = game.new_initial_state(data["seed"])
+    deck = iter(data["decks"][0])
+    for a in [*data["history"], None]:
+        while out.is_chance_node():
+            out.apply_action(out.string_to_action(f"deal {next(deck)}"))
+        if a is not None:
+            out.apply_action(a)
+    return out
+
+
+@pytest.mark.parametrize("explicit", [False, True])
+@pytest.mark.parametrize("trigger", ["discard", "purro"])
+def test_the_worlds_of_a_hidden_marker_decision_are_those_before_it(impl, trigger, explicit):
+    """During a seat's marker decision the others see the table as before the action that
+    brought it, so their resampled worlds are drawn from that state: seed for seed the worlds
+    of the state before the action. (They once held the decider's true discard, which those
+    seats have not seen: in every world with the decision, the discard was the true one.)"""
+    if trigger == "discard":
+        before, decision = marker_call_nodes(impl, TWO_SUITS)
+    else:
+        run = Run(
+            impl,
+            Deal(3, {0: TWO_SUITS}, "HB", head="HO", opening="JB"),
+            purro_marker="player_choice",
+            purro_call="optional",
+        )
+        for seat, text in ((3, "discard JB"), (3, "no-purro"), (0, "draw"), (0, "discard HO")):
+            run.act(seat, text)
+        before = run.state.clone()
+        run.act(0, "purro")
+        decision = run.state
+    if explicit:
+        before, decision = as_explicit(impl, before), as_explicit(impl, decision)
+    assert decision.legal_actions() != before.legal_actions()  # the marker decision
+    for seat in (1, 2, 3):
+        for k in range(3):
+            world = decision.resample_from_infostate(seat, k)
+            assert seen(world, seat) == seen(decision, seat)
+            assert world.serialize() == before.resample_from_infostate(seat, k).serialize()
 
 
 @pytest.mark.parametrize("marker", ["lowest_type", "player_choice"])

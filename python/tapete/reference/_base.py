@@ -887,7 +887,11 @@ class ReferenceState:
         seat = self._check_seat(player)
         seed = check_seed(seed)
         sampler = SplitMix64(seed ^ _RESAMPLE_SALT)
-        if self._chance == _DEALER:
+        before = self._before_hidden_action(seat)
+        if before is not None:
+            # What ``seat`` sees is the state before that action: worlds come from there.
+            state = before.resample_from_infostate(seat, seed)
+        elif self._chance == _DEALER:
             state = self.clone()
         elif self._chance == _CARD and len(self._history) - self._opened_at == self._drawn:
             state = self._resample_deal(seat, sampler)
@@ -896,6 +900,11 @@ class ReferenceState:
         state._rng = SplitMix64(seed)
         state._override = None
         return state
+
+    def _before_hidden_action(self, seat: int) -> Self | None:
+        """The state before the last action, replayed, if ``seat`` has not been shown that
+        action yet and sees that state (another seat's Cuajo marker decision); else None."""
+        return None
 
     def _resample(self, seat: int, sampler: SplitMix64) -> Self:
         """A state ``seat`` cannot tell from this one, drawn with ``sampler``."""
@@ -955,10 +964,11 @@ class ReferenceState:
         while (card := self._overriding_card()) is not None:
             self.apply_action(card)
 
-    def _replayed(self, deck: list[int]) -> Self:
-        """The history replayed with ``deck`` for the current deal (earlier deals as they were)."""
+    def _replayed(self, deck: list[int], upto: int | None = None) -> Self:
+        """The history (its first ``upto`` actions) replayed with ``deck`` for the current deal
+        (earlier deals as they were)."""
         state = self._restarted(deck)
-        for action in self._history:
+        for action in self._history[:upto]:
             card = state._overriding_card()  # the new deck's card in place of the old one
             state.apply_action(action if card is None else card)
         return state

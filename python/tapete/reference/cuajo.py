@@ -1341,6 +1341,11 @@ class CuajoState(ReferenceState):
         seen._hand, seen._hidden = self._hidden[0], None
         return seen
 
+    def _before_hidden_action(self, seat: int) -> CuajoState | None:
+        if self._masked_for(seat) is self:
+            return None
+        return self._replayed(list(self._hand.deck), len(self._history) - 1)
+
     def _view(self, viewer: int | None) -> dict[str, Any]:
         masked = self._masked_for(viewer)
         if masked is not self:

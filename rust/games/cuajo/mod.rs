@@ -2042,6 +2042,10 @@ impl Game for Cuajo {
     }
 
     /// The positions other seats received unseen and those still in the stock.
+    fn hides_last_action_from(&self, seat: usize) -> bool {
+        self.masked(Some(seat)).is_some()
+    }
+
     fn hidden_positions(known: &Unseen) -> Vec<usize> {
         let slots = known.slots.iter().flatten();
         slots.chain(&known.stock).map(|&p| p as usize).collect()
