@@ -1596,6 +1596,7 @@ impl<G: Game> DynState for Tracked<G> {
 mod tests {
     use super::*;
     use crate::games::{cau_robat::CauRobat, cicera::Cicera, cuajo::Cuajo, spoil_five::SpoilFive};
+    use std::collections::BTreeMap;
 
     /// `Game::sees_same` is exactly "the same view", on the pairs
     /// determinisation compares and on pairs a field or two apart: the game's own raw re-deal
@@ -1784,6 +1785,66 @@ mod tests {
         assert!(
             (walk - exact).abs() < 0.03,
             "left: walk {walk:.3}, exact {exact:.3}"
+        );
+    }
+
+    /// The walk's worlds follow the exact law where it can be checked: at a small position (the
+    /// two-discards position of tests/test_determinisation.py: the dealer discarded x, the next
+    /// seat y, and seat 2 saw nothing else), the copies of x in the dealer's hand and of y in
+    /// the next seat's over the worlds of independent walks (each from its own walk proposal,
+    /// as a fallback draws them) against those of exact proposals: a chi-square test of
+    /// homogeneity, fixed seeds.
+    #[test]
+    fn cuajo_walks_reach_the_exact_law_at_a_small_position() {
+        let config = serde_json::json!({"purro_call": "optional", "first_dealer": 0});
+        let game = GameOf::<Cuajo>::from_json(config).unwrap();
+        let mut t = Tracked::<Cuajo>::new(game.config.clone(), 0, Vec::new());
+        for a in [0, 94, 84, 1, 94] {
+            t.apply(<Cuajo as Game>::Action::from_index(a).unwrap())
+                .unwrap();
+        }
+        let seen = t.seen_by(2);
+        // x and y: the kinds of the two discards (actions 0 and 1).
+        let cell = |s: &Cuajo| (s.concealed[0][0], s.concealed[1][1]);
+        let mut rng = Rng::new(7);
+        let (walks, exacts) = (300, 3000);
+        let mut counts: BTreeMap<(u8, u8), [f64; 2]> = BTreeMap::new();
+        for _ in 0..exacts {
+            let fit = t.fitting_deal(&seen, rng.next_u64(), None, RESAMPLE_ATTEMPTS);
+            counts.entry(cell(&fit.unwrap().state)).or_default()[1] += 1.0;
+        }
+        for _ in 0..walks {
+            let walk = t.walk_start(&seen, rng.next_u64()).unwrap();
+            assert!(seen.fits(&walk.state, None));
+            counts.entry(cell(&walk.state)).or_default()[0] += 1.0;
+        }
+        // Cells expected fewer than 5 times among the walks pooled into one.
+        let (nw, ne) = (walks as f64, exacts as f64);
+        let mut cells: Vec<[f64; 2]> = vec![[0.0; 2]];
+        for c in counts.values() {
+            let expected = nw * (c[0] + c[1]) / (nw + ne);
+            match expected >= 5.0 {
+                true => cells.push(*c),
+                false => (0..2).for_each(|i| cells[0][i] += c[i]),
+            }
+        }
+        let chi2: f64 = cells
+            .iter()
+            .filter(|c| c[0] + c[1] > 0.0)
+            .map(|c| {
+                let (ew, ee) = (
+                    (c[0] + c[1]) * nw / (nw + ne),
+                    (c[0] + c[1]) * ne / (nw + ne),
+                );
+                (c[0] - ew).powi(2) / ew + (c[1] - ee).powi(2) / ee
+            })
+            .sum();
+        let df = (cells.iter().filter(|c| c[0] + c[1] > 0.0).count() - 1) as f64;
+        // Exceeded by chance with negligible probability (tests/test_determinisation.py).
+        let bound = df + 4.5 * (2.0 * df).sqrt() + 10.0;
+        assert!(
+            df >= 3.0 && chi2 < bound,
+            "chi2 {chi2:.1} df {df} {counts:?}"
         );
     }
 
