@@ -267,8 +267,11 @@ def test_cli_records_on_ray(
     for name, args in runs.items():
         local, distributed = tmp_path / f"{name}.jsonl", tmp_path / f"{name}-ray.jsonl.gz"
         assert main([*args, "--out", str(local)]) == 0
-        assert main([*args, "--out", str(distributed), "--ray", cluster, "--chunk", "3"]) == 0
         capsys.readouterr()
+        assert main([*args, "--out", str(distributed), "--ray", cluster, "--chunk", "3"]) == 0
+        # written by the driver as the tasks play: said so, not timed apart
+        told = " ".join(capsys.readouterr().out.split())
+        assert f"records appended to {distributed} (written during the run" in told
         # written once, by the Ray run: the same records as the local run's
         assert list(records.read(distributed)) == list(records.read(local))
         assert len(list(records.read(local))) == (24 if name == "arena" else 30)
@@ -437,6 +440,75 @@ def test_workers_with_another_tapete(cluster: str, task: Callable[..., None]) ->
     task(other_version)
     with pytest.raises(RuntimeError, match="0.0.0-other.*same version"):
         td.selfplay("cau_robat", 4, chunk=2, **CAU)
+
+
+def test_workers_are_asked_their_version_before_any_deal(
+    cluster: str, task: Callable[..., None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version probe runs before the deals: another tapete on the workers is named even when
+    its tasks would fail (an argument more or less) instead of returning their version."""
+
+    def never(*args: Any) -> Any:
+        raise AssertionError("a deal was played")
+
+    task(never)
+    monkeypatch.setattr(td, "_version", lambda: "0.0.0-driver")
+    with pytest.raises(RuntimeError, match=r"workers run tapete .*this process 0\.0\.0-driver"):
+        td.arena("cau_robat", BOTS, 4, chunk=2, **CAU)
+
+
+def _fails_to_connect(address: str | None, env: dict[str, str] | None = None) -> str:
+    """stderr of a process whose arena tries ``address`` (must fail within a minute)."""
+    code = (
+        "import tapete.distributed as td\n"
+        f"td.arena('cau_robat', ['random'] * 3, 5, players=3, address={address!r})"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    assert done.returncode != 0
+    return done.stderr
+
+
+def test_an_address_that_is_not_a_cluster_is_a_quick_clear_error() -> None:
+    """A web server (the dashboard's port, a proxy) accepts the connection but is no cluster:
+    ray.init would retry for minutes."""
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def answer() -> None:
+        with server:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                with conn:
+                    conn.recv(64)
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        err = _fails_to_connect(f"127.0.0.1:{port}")
+    finally:
+        server.close()
+    assert f"RuntimeError: 127.0.0.1:{port} answers, but not as a Ray cluster" in err
+
+
+def test_ray_address_from_the_environment() -> None:
+    """``address=None`` takes ``RAY_ADDRESS`` as ray.init does: a Ray Client address too, and a
+    malformed one is a ConfigError naming it."""
+    err = _fails_to_connect(None, {"RAY_ADDRESS": "garbage"})
+    assert "ConfigError: RAY_ADDRESS='garbage' is not a Ray address" in err
+    port = _free_port()
+    err = _fails_to_connect(None, {"RAY_ADDRESS": f"ray://127.0.0.1:{port}"})
+    assert f"RuntimeError: cannot reach a Ray cluster at ray://127.0.0.1:{port}" in err
+    assert "found in RAY_ADDRESS" in err
 
 
 def test_unreachable_address_is_a_quick_clear_error() -> None:

@@ -140,6 +140,10 @@ def _resolve(address: str | None) -> str | None:
     found the way Ray finds it (``RAY_ADDRESS``, the latest ``ray start`` on this machine)."""
     if address is not None and address != "auto":
         return address
+    env = os.environ.get("RAY_ADDRESS", "")
+    if env.startswith("ray://"):  # Ray Client: ray.init takes it as it is
+        _host_port(env)
+        return env
     try:
         from ray._private.services import canonicalize_bootstrap_address
     except ImportError:  # another Ray version: let ray.init resolve it
@@ -149,6 +153,8 @@ def _resolve(address: str | None) -> str | None:
         found: str | None = canonicalize_bootstrap_address(address)  # type: ignore[arg-type]
     except ConnectionError as error:
         raise RuntimeError(f"no Ray cluster to join: {error}") from None
+    except ValueError as error:
+        raise ConfigError(f"RAY_ADDRESS={env!r:.60} is not a Ray address ({error})") from None
     return found
 
 
@@ -159,17 +165,35 @@ def _host_port(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _check_reachable(target: str) -> None:
-    """A clear error within `CONNECT_TIMEOUT` when nothing listens at ``target``, instead of
-    ``ray.init`` retrying for minutes."""
+#: The HTTP/2 connection preface of a client and an empty SETTINGS frame (RFC 9113, 3.4).
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _check_reachable(target: str, found_by: str) -> None:
+    """A clear error within `CONNECT_TIMEOUT` when nothing listens at ``target``, or something
+    that is not a Ray cluster (the dashboard's port, a web server), instead of ``ray.init``
+    retrying for minutes. A cluster's address (its GCS, or Ray Client's server) speaks gRPC:
+    HTTP/2, whose server opens with a SETTINGS frame. (Not checked under TLS, RAY_USE_TLS.)"""
+    hint = (
+        "start one with 'ray start --head' or give the address 'ray start' printed "
+        f"(docs/distributed.md){found_by}"
+    )
     try:
-        with socket.create_connection(_host_port(target), timeout=CONNECT_TIMEOUT):
-            pass
+        with socket.create_connection(_host_port(target), timeout=CONNECT_TIMEOUT) as sock:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+                return
+            sock.sendall(_HTTP2_PREFACE)
+            head = b""
+            while len(head) < 9 and (more := sock.recv(9 - len(head))):
+                head += more
     except OSError as error:
         raise RuntimeError(
-            f"cannot reach a Ray cluster at {target} ({error or type(error).__name__}); start "
-            "one with 'ray start --head' or give its address (docs/distributed.md)"
+            f"cannot reach a Ray cluster at {target} ({error or type(error).__name__}); {hint}"
         ) from None
+    if len(head) < 9 or head[3] != 4:
+        raise RuntimeError(
+            f"{target} answers, but not as a Ray cluster (is it the dashboard's port?); {hint}"
+        )
 
 
 def connect(address: str | None = None) -> None:
@@ -192,7 +216,15 @@ def connect(address: str | None = None) -> None:
     if target is None:
         options["include_dashboard"] = False
     else:
-        _check_reachable(target)
+        found_by = ""
+        if address in (None, "auto"):
+            found_by = (
+                f"; found in RAY_ADDRESS={os.environ['RAY_ADDRESS']!r:.60}"
+                if os.environ.get("RAY_ADDRESS")
+                else "; found where the latest 'ray start' on this machine left it ('ray stop' "
+                "clears a stale one)"
+            )
+        _check_reachable(target, found_by)
     try:
         # None and "auto" go to Ray as they are: it then also finds a local cluster's token
         ray.init(address=address, **options)
@@ -247,6 +279,38 @@ class _Sizer:
         self.seconds += seconds
 
 
+def _check_workers() -> None:
+    """Before any deal: a worker runs the same tapete as this process (another version would
+    play other games, or fail in ways that do not say why)."""
+
+    # Nested, so that Ray ships it by value: a worker whose tapete lacks this module runs it.
+    def worker_version() -> str | None:
+        try:
+            import tapete  # noqa: F401
+        except ImportError:
+            return None
+        from importlib import metadata
+
+        try:
+            return metadata.version("tapete")
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+    probe = ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(worker_version)
+    theirs = ray.get(probe.remote())
+    if theirs is None:
+        raise RuntimeError(
+            "the Ray workers cannot import tapete: install the same tapete on every node "
+            "of the cluster (pip install 'tapete[ray]'), or start the nodes from an "
+            "environment where it is importable"
+        )
+    if theirs != _version():
+        raise RuntimeError(
+            f"the Ray workers run tapete {theirs}, this process {_version()}: install the "
+            "same version everywhere (results would differ)"
+        )
+
+
 def _fetch(ref: Any, first: int, count: int) -> Chunk:
     try:
         out: Chunk = ray.get(ref)
@@ -286,6 +350,7 @@ def _run(
     the per-deal values and game lengths of the deals finished in order, and whether Ctrl-C
     stopped the run."""
     slots = _slots(threads)
+    _check_workers()
     sizer = _Sizer(games, slots, chunk)
     options = {"num_cpus": threads, "max_retries": MAX_RETRIES, "retry_exceptions": False}
     keep = records is not None
@@ -329,6 +394,18 @@ def _run(
         # to complete task that was not pending", ray-project/ray#54846). They end on their
         # own, their results unused; Ray stops them at once when this process exits.
         interrupted = True
+    except BaseException:
+        # A failed run reads what its other tasks give within a few seconds (sized tasks last
+        # about one) and drops it, failures included: Ray prints every failure left unread.
+        # The run's own error is the one to report.
+        refs = list(in_flight)
+        ready = ray.wait(refs, num_returns=len(refs), timeout=CONNECT_TIMEOUT)[0] if refs else []
+        for ref in ready:
+            try:
+                ray.get(ref)
+            except Exception:
+                pass
+        raise
     entries = len(specs)
     return (
         np.concatenate(values) if values else np.zeros((0, entries)),
@@ -394,8 +471,11 @@ def _execute(
     chunk: int | None,
     progress: bool | Progress | None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], bool]:
+    chunk = plain(chunk)
     _check_run_arguments(games, chunk, records, progress)
     if games == 0:
+        if records is not None and mode == RANDOM_SELFPLAY:  # as tapete.selfplay does
+            _records.write(records, [])
         return np.zeros((0, len(specs))), np.zeros(0, dtype=np.uint64), False
     connect(address)
     if callable(progress):

@@ -763,14 +763,17 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
     if args.out:
         _records.check_destination(args.out)
     cluster.check(args)
+    recorded = ""
     if args.ray is not None:
         cluster.connect(args)
+        out_file = args.out
         stats = cluster.selfplay(args, console, game, games, seed)  # writes --out itself
+        if out_file:
+            recorded = f"{stats.games:,} records appended to {out_file} ({cluster.WRITTEN_ALONG})"
     else:
         stats = run_selfplay(game, games, seed, console, not args.python_loop, args.threads)
     if stats.games == 0:
         raise CliError("interrupted before the first game finished")
-    recorded = ""
     if args.out:  # the games just played (both loops play the same games), after the timing
         written, took = records_cli.write_selfplay_records(
             console,
@@ -939,7 +942,12 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
         out["seconds"] = seconds
         out["interrupted"] = interrupted
         if args.out:
-            out["records"] = {"file": args.out, "games": res.games, "seconds": record_seconds}
+            # on Ray the driver writes them while tasks play: their time is in the run's
+            out["records"] = {
+                "file": args.out,
+                "games": res.games,
+                "seconds": None if args.ray is not None else record_seconds,
+            }
         console.print_json(json.dumps(out))
         return 130 if interrupted else 0
     unit = ui_for(game.name).unit_for(game.config())
@@ -980,11 +988,9 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     summary.add_row("actions/s", f"{actions / max(seconds, 1e-9):,.0f}")
     print_table(console, summary)
     if args.out:
+        took = cluster.WRITTEN_ALONG if args.ray is not None else f"{record_seconds:,.2f} s"
         console.print(
-            Text(
-                f"{res.games:,} records appended to {args.out} ({record_seconds:,.2f} s)",
-                style="dim",
-            ),
+            Text(f"{res.games:,} records appended to {args.out} ({took})", style="dim"),
             soft_wrap=True,
         )
     if interrupted:

@@ -18,7 +18,11 @@ from rich.text import Text
 from tapete._core import Game
 from tapete.cli._ui import CliError
 
-__all__ = ["add_arguments", "arena", "check", "connect", "selfplay"]
+__all__ = ["WRITTEN_ALONG", "add_arguments", "arena", "check", "connect", "selfplay"]
+
+#: How long writing --out took on Ray: the driver writes each range's records as it merges
+#: them, while the tasks play on, so that time is not apart from the run's.
+WRITTEN_ALONG = "written during the run: within its wall time"
 
 
 def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
