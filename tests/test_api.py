@@ -1437,3 +1437,18 @@ def test_play_random_engine_edge_cases():
         shifted_returns, shifted_lengths = game.play_random(4, 8, 2)
         assert np.array_equal(shifted_returns, many_returns[1:])
         assert np.array_equal(shifted_lengths, many_lengths[1:])
+
+
+def test_action_strings_are_read_in_any_case_and_spacing(impl):
+    """docs/engine.md, "Packs and decks": the canonical string is written, and read back also
+    in another case and with other whitespace; tokens run together name nothing."""
+    for name in impl.list_games():
+        state = impl.load_game(name).new_initial_state(2)
+        for a in state.legal_actions():
+            text = state.action_to_string(a)
+            assert text == " ".join(text.split())  # one space between tokens
+            for variant in (f" {text.upper()}\t", text.lower().replace(" ", "  ")):
+                assert state.string_to_action(variant) == a, variant
+            if " " in text:
+                with pytest.raises(ParseError):
+                    state.string_to_action(text.replace(" ", ""))
