@@ -299,11 +299,18 @@ def _check_workers() -> None:
     probe = ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(worker_version)
     theirs = ray.get(probe.remote())
     if theirs is None:
-        raise RuntimeError(
-            "the Ray workers cannot import tapete: install the same tapete on every node "
-            "of the cluster (pip install 'tapete[ray]'), or start the nodes from an "
-            "environment where it is importable"
-        )
+        raise RuntimeError(_NO_TAPETE)
+    _check_version(theirs)
+
+
+_NO_TAPETE = (
+    "the Ray workers cannot import tapete: install the same tapete on every node of the "
+    "cluster (pip install 'tapete[ray]'), or start the nodes from an environment where it is "
+    "importable"
+)
+
+
+def _check_version(theirs: str) -> None:
     if theirs != _version():
         raise RuntimeError(
             f"the Ray workers run tapete {theirs}, this process {_version()}: install the "
@@ -316,22 +323,14 @@ def _fetch(ref: Any, first: int, count: int) -> Chunk:
         out: Chunk = ray.get(ref)
     except ray.exceptions.RayTaskError as error:
         if "No module named 'tapete" in str(error):
-            raise RuntimeError(
-                "the Ray workers cannot import tapete: install the same tapete on every node "
-                "of the cluster (pip install 'tapete[ray]'), or start the nodes from an "
-                "environment where it is importable"
-            ) from None
+            raise RuntimeError(_NO_TAPETE) from None
         raise
     except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as error:
         raise RuntimeError(
             f"deals {first} … {first + count - 1}: the Ray worker playing them died "
             f"{MAX_RETRIES + 1} times ({type(error).__name__})"
         ) from None
-    if out[4] != _version():
-        raise RuntimeError(
-            f"the Ray workers run tapete {out[4]}, this process {_version()}: install the "
-            "same version everywhere (results would differ)"
-        )
+    _check_version(out[4])
     return out
 
 
