@@ -1819,27 +1819,24 @@ mod tests {
             counts.entry(cell(&walk.state)).or_default()[0] += 1.0;
         }
         // Cells expected fewer than 5 times among the walks pooled into one.
-        let (nw, ne) = (walks as f64, exacts as f64);
+        let share = walks as f64 / (walks + exacts) as f64;
         let mut cells: Vec<[f64; 2]> = vec![[0.0; 2]];
         for c in counts.values() {
-            let expected = nw * (c[0] + c[1]) / (nw + ne);
-            match expected >= 5.0 {
+            match (c[0] + c[1]) * share >= 5.0 {
                 true => cells.push(*c),
                 false => (0..2).for_each(|i| cells[0][i] += c[i]),
             }
         }
+        cells.retain(|c| c[0] + c[1] > 0.0);
         let chi2: f64 = cells
             .iter()
-            .filter(|c| c[0] + c[1] > 0.0)
             .map(|c| {
-                let (ew, ee) = (
-                    (c[0] + c[1]) * nw / (nw + ne),
-                    (c[0] + c[1]) * ne / (nw + ne),
-                );
-                (c[0] - ew).powi(2) / ew + (c[1] - ee).powi(2) / ee
+                let walked = (c[0] + c[1]) * share;
+                let exact = c[0] + c[1] - walked;
+                (c[0] - walked).powi(2) / walked + (c[1] - exact).powi(2) / exact
             })
             .sum();
-        let df = (cells.iter().filter(|c| c[0] + c[1] > 0.0).count() - 1) as f64;
+        let df = (cells.len() - 1) as f64;
         // Exceeded by chance with negligible probability (tests/test_determinisation.py).
         let bound = df + 4.5 * (2.0 * df).sqrt() + 10.0;
         assert!(
