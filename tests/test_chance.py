@@ -33,6 +33,25 @@ def explicit(name: str, **config: Any) -> tapete.Game:
     return _core.load_game(name, explicit_chance=True, **config)
 
 
+def as_explicit(impl: Any, state: Any) -> Any:
+    """A seeded ``state`` of its match's first deal replayed in ``impl``'s explicit-chance mode,
+    its seed's first dealer and its deck dealt as the chance outcomes."""
+    data = json.loads(state.serialize())
+    assert len(data["decks"]) == 1, "one deal: the cards of later ones come in other orders"
+    seeded = impl.load_game(data["game"], **data["config"]).new_initial_state(data["seed"])
+    game = impl.load_game(data["game"], **{**data["config"], "explicit_chance": True})
+    out = game.new_initial_state(data["seed"])
+    cards = iter(data["decks"][0])
+    for a in [*data["history"], None]:
+        while out.is_chance_node():
+            first = out.action_to_string(out.chance_outcomes()[0][0])
+            text = f"dealer {seeded.view()['dealer']}" if first.startswith("dealer") else ""
+            out.apply_action(out.string_to_action(text or f"deal {next(cards)}"))
+        if a is not None:
+            out.apply_action(a)
+    return out
+
+
 def draw(state: tapete.State, rng: random.Random) -> int:
     """A chance outcome drawn by its probability."""
     ids, probs = zip(*state.chance_outcomes(), strict=True)

@@ -30,11 +30,11 @@ Seats in play order: ``s + 1`` plays after ``s``; teams {0, 2} and {1, 3}.
 """
 
 import itertools
-import json
 from functools import cache
 
 import numpy as np
 import pytest
+from test_chance import as_explicit
 
 import tapete
 
@@ -1137,21 +1137,6 @@ def test_marker_decision_after_the_optional_call_is_hidden(impl):
             "draw",
             1,
         )
-
-
-def as_explicit(impl, state):
-    """``state`` (of a single-hand game) with its deck dealt card by card as explicit chance
-    outcomes."""
-    data = json.loads(state.serialize())
-    game = impl.load_game("cuajo", **{**data["config"], "explicit_chance": True})
-    out = game.new_initial_state(data["seed"])
-    deck = iter(data["decks"][0])
-    for a in [*data["history"], None]:
-        while out.is_chance_node():
-            out.apply_action(out.string_to_action(f"deal {next(deck)}"))
-        if a is not None:
-            out.apply_action(a)
-    return out
 
 
 @pytest.mark.parametrize("explicit", [False, True])

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from cuajo_bot import choose
+from test_chance import as_explicit
+from test_records import play_out
 
 SAMPLES = {"engine": 6000, "reference": 600}
 
@@ -605,17 +607,7 @@ def test_cuajo_fallback_walks_in_the_explicit_mode_too():
         seeded = seeded_game.deserialize_state(f.read())
     data = json.loads(seeded.serialize())
     game = _core.load_game("cuajo", explicit_chance=True)
-    state = game.new_initial_state(data["seed"])
-    for a in [*data["history"], None]:
-        while state.is_chance_node():
-            view = state.view()
-            if view["deal"] is None:  # the first dealer, as the seed drew it
-                state.apply_action(seeded_game.new_initial_state(data["seed"]).view()["dealer"])
-            else:
-                card = data["decks"][view["deal"]][view["cards_dealt"]]
-                state.apply_action(state.string_to_action(f"deal {card}"))
-        if a is not None:
-            state.apply_action(a)
+    state = as_explicit(tapete, seeded)
     assert state.view() == seeded.view()
 
     def views_along(world, seat):
@@ -639,9 +631,4 @@ def test_cuajo_fallback_walks_in_the_explicit_mode_too():
             assert views_along(world, seat) == seen
             for q in {0, 1, 2, 3} - {seat}:
                 assert Counter(world.view()["concealed"][q]) != Counter(truth[q])
-            while not world.is_terminal():
-                if world.is_chance_node():
-                    outcomes, probs = zip(*world.chance_outcomes(), strict=True)
-                    world.apply_action(rng.choices(outcomes, probs)[0])
-                else:
-                    world.apply_action(rng.choice(world.legal_actions()))
+            play_out(world, rng)
