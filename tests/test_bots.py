@@ -297,6 +297,17 @@ def test_arena_bad_arguments(tmp_path):
         with pytest.raises(tapete.ConfigError, match="seed"):
             tapete.arena("cicera", [Lowest()] * 4, 1, seed=seed)
 
+    class Everything:
+        def choose(self, state):
+            return np.array(state.legal_actions())
+
+    with pytest.raises(tapete.IllegalActionError, match=r"chose array\(\[.*not a legal action"):
+        tapete.arena("cicera", [Everything()] + ["random"] * 3, 1)
+    # the native arena's deals may not run past the last deal index
+    game = tapete.load_game("cicera")
+    with pytest.raises(tapete.ConfigError, match="past the last deal index"):
+        tapete._core.arena(game, ["random"] * 4, 2**64 - 1, 2, 0, 1, True, False)
+
 
 def test_arena_difference_names_its_entries():
     res = tapete.arena("cau_robat", ["heuristic", "random", "random"], 4, players=3)

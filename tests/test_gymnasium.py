@@ -214,6 +214,14 @@ def test_bad_arguments():
         with pytest.raises(tapete.ConfigError):
             env.reset(seed=seed)
     assert env.game_state == before
+    # numpy's integers are seeds as for the engine (Gymnasium itself takes only an int)
+    env.reset(seed=np.uint64(7))
+    first = env.game_state
+    env.reset(seed=7)
+    assert env.game_state == first
+    env.reset(seed=1)
+    with pytest.raises(TypeError, match="an action is an int action id, got array"):
+        env.step(np.array([env.action_masks().argmax()]))
 
 
 def test_explicit_chance_games_are_refused():

@@ -256,6 +256,10 @@ def test_lone_surrogates(impl, name):
         state.string_to_action("play \ud800")
     with pytest.raises(ConfigError):
         impl.load_game("\ud800")
+    # a config key that is no valid Unicode is named escaped: the message can be printed
+    with pytest.raises(ConfigError, match=r"a config key is not valid Unicode: '\\ud800'") as e:
+        impl.load_game(name, **{"\ud800": 1})
+    str(e.value).encode("utf-8")
     assert state.serialize() == text
 
 

@@ -206,6 +206,12 @@ def test_not_zero_sum_config_is_general_sum():
         ("tapete_spoil_five(no_such_option=1)", pyspiel.SpielError, "Unknown parameter"),
         ("tapete_spoil_five(jinking=1)", pyspiel.SpielError, "Wrong type for parameter jinking"),
         ("tapete_cicera(players=5)", pyspiel.SpielError, "Unknown parameter"),
+        # nested past Python's stack: read as a word, refused by the engine
+        (
+            "tapete_spoil_five(partnerships=" + "[" * 5000 + "]" * 5000 + ")",
+            tapete.ConfigError,
+            "partnerships",
+        ),
     ],
 )
 def test_bad_parameters(text, error, match):
@@ -335,6 +341,31 @@ def test_a_state_of_another_game_or_config_is_refused():
     state = game.new_initial_state()
     state.apply_action(state.legal_actions()[0])
     assert game.deserialize_state(state.serialize()).tapete_state == state.tapete_state
+
+
+def test_a_serialized_history_apart_from_its_state_is_refused():
+    # pyspiel's text keeps the history and the move number beside the pickled tapete state
+    game = short("cau_robat")
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while len(state.history()) < 45 and not state.is_terminal():
+        if state.is_chance_node():
+            chance_step(state, rng)
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    n = len(state.history())
+    text = state.serialize()
+    head, rest = text.split("\n", 1)
+    actions = head.removeprefix("history=").split(",")
+    changed = ",".join([actions[0].rsplit(":", 1)[0] + ":999", *actions[1:]])
+    for bad, match in [
+        (f"history={changed}\n{rest}", "action 0 differs"),
+        (f"history={','.join(actions[:5])}\n{rest}", r"\(5 actions\) is not that of its"),
+        (text.replace(f"move_number={n}", "move_number=3"), f"move number 3 is not {n}"),
+    ]:
+        with pytest.raises(tapete.ParseError, match=match):
+            game.deserialize_state(bad)
+    assert game.deserialize_state(text).history() == state.history()
 
 
 def test_observers():

@@ -205,8 +205,11 @@ def test_bad_arguments():
             env.reset(seed=seed)
     assert env.unwrapped.game_state == before
     for agent in ("player_9", None, 0):
-        with pytest.raises(KeyError, match="the agents are player_0, player_1"):
-            env.observe(agent)
+        for ask in (env.observe, env.action_space, env.observation_space):
+            with pytest.raises(KeyError, match="the agents are player_0, player_1"):
+                ask(agent)
+    with pytest.raises(TypeError, match="an action is an int action id, got array"):
+        env.step(np.array([1]))
 
 
 def test_explicit_chance_games_are_refused():

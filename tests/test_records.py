@@ -403,6 +403,61 @@ def test_truncated_files(tmp_path: Path) -> None:
         list(records.read(tmp_path / "missing.jsonl"))
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_a_line_too_long_is_refused_unread(
+    tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a gzip bomb of one endless line once took the machine's memory: the reader stops at
+    # MAX_LINE characters (lowered here so that the test writes little)
+    rec = records.record(played(tapete, "cau_robat", seed=6))
+    path = tmp_path / f"long{suffix}"
+    records.write(path, [rec])
+    with gzip.open(path, "at") if suffix.endswith(".gz") else path.open("a") as out:
+        out.write("x" * 5000)
+    assert records.MAX_LINE >= 2**20  # the real bound is far above any record
+    monkeypatch.setattr(records, "MAX_LINE", len(json.dumps(rec)) + 100)
+    with pytest.raises(ParseError, match=rf"^{path}: line 2: longer than [\d,]+ characters"):
+        list(records.read(path))
+
+
+def test_paths_as_bytes_and_path_like(tmp_path: Path) -> None:
+    rec = records.record(played(tapete, "cicera", seed=2))
+    for path in (bytes(tmp_path / "b.jsonl"), tmp_path / "p.jsonl.gz", str(tmp_path / "s.jsonl")):
+        assert records.write(path, [rec]) == 1
+        assert list(records.read(path)) == [rec] and records.check(path) == 1
+    with pytest.raises(TypeError, match="a records path must be a str, bytes or os.PathLike"):
+        list(records.read(42))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("\ud800.jsonl", "not a file name this system takes"),  # a lone surrogate
+        ("a\x00b.jsonl", "not a file name this system takes"),  # a NUL byte
+        ("x" * 300 + ".jsonl", "too long"),
+        ("missing/x.jsonl", "no such directory"),
+    ],
+)
+def test_a_path_records_cannot_be_written_to_is_a_config_error_first(
+    tmp_path: Path, name: str, why: str
+) -> None:
+    path = str(tmp_path / name)
+    rec = records.record(played(tapete, "cau_robat", seed=1))
+    with pytest.raises(tapete.ConfigError, match=f"cannot write records to .*: .*{why}"):
+        records.write(path, [rec])
+    with pytest.raises(tapete.ConfigError, match="cannot write records to"):
+        tapete.arena("cau_robat", ["random"] * 4, 2, records=path)
+    assert records.unwritable(path) is not None and list(tmp_path.iterdir()) == []
+
+
+def test_checking_a_destination_leaves_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "new.jsonl"
+    assert records.unwritable(path) is None and not path.exists()
+    records.write(path, [records.record(played(tapete, "cau_robat", seed=1))])
+    before = path.read_bytes()
+    assert records.unwritable(path) is None and path.read_bytes() == before
+
+
 # ---- arena and self-play --------------------------------------------------------------------
 
 
@@ -486,6 +541,17 @@ def test_selfplay_records_are_the_native_games(name: str) -> None:
     for rec, ret, length in zip(recs, returns, lengths, strict=True):
         assert records.replay(rec).returns() == list(ret) == rec["returns"]
         assert rec["length"] == length and rec["bots"] == ["random"] * game.num_players()
+
+
+@pytest.mark.parametrize(
+    ("games", "seed", "what"),
+    [(-1, 0, "games"), (True, 0, "games"), (1.0, 0, "games"), (1, -1, "seed"), (1, True, "seed")],
+)
+def test_selfplay_records_check_their_arguments_first(games: Any, seed: Any, what: str) -> None:
+    game = tapete.load_game("cau_robat")
+    with pytest.raises(tapete.ConfigError, match=f"^{what} must be"):
+        records.selfplay_records(game, games, seed)  # before any record is asked for
+    assert len(list(records.selfplay_records(game, np.int64(2), np.uint64(3)))) == 2
 
 
 def test_version_and_schema_files() -> None:

@@ -321,6 +321,13 @@ def test_bad_arguments():
         env.step([True, False])
     with pytest.raises(TypeError, match="integers"):
         env.step(["a", "b"])
+    legal = int(env.random_actions(0)[0])
+    with pytest.raises(TypeError, match="a bool among them"):
+        env.step([True, legal])  # numpy would read True as action 1
+    with pytest.raises(tapete.IllegalActionError, match=f"env 1: action {2**70} .*no env was"):
+        env.step([legal, 2**70])  # Python ints beyond int64: dtype object
+    with pytest.raises(tapete.IllegalActionError, match=f"env 0: action {-(2**70)} "):
+        env.step([-(2**70), legal])
     with pytest.raises(tapete.IllegalActionError, match=f"env 0: action {2**64 - 1} "):
         env.step(np.array([2**64 - 1, 2**64 - 1], np.uint64))
     with pytest.raises(tapete.IllegalActionError, match=f"env 1: action {2**63} "):

@@ -33,9 +33,12 @@ def action_id(action: object) -> int:
     """``action`` as an int action id: any integer (numpy's too), but not a bool (numpy's
     neither, which numpy 1 gives ``__index__``), which `State.apply_action` refuses as well;
     anything else is a `TypeError`."""
-    if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
-        raise TypeError(f"an action is an int action id, got {action!r:.40}")
-    return operator.index(action)
+    if not isinstance(action, (bool, np.bool_)):
+        try:
+            return operator.index(action)  # type: ignore[arg-type]
+        except TypeError:  # no integer (an array of one integer has __index__ yet refuses)
+            pass
+    raise TypeError(f"an action is an int action id, got {action!r:.40}")
 
 
 def missing_extra(module: str, extra: str) -> ImportError:

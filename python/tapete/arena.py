@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from tapete import _core
 from tapete import records as _records
+from tapete._adapt import action_id
 from tapete._core import Game, State, load_game
 from tapete.bots import Bot, make
 from tapete.errors import ConfigError, IllegalActionError
@@ -290,10 +291,14 @@ def _python_arena(
             state = game.new_initial_state(seed=(seed + d) % 2**64)
             while not state.is_terminal():
                 p = state.current_player()
-                action = seat_bots[p].choose(state)
+                choice = seat_bots[p].choose(state)
+                try:
+                    action = action_id(choice)
+                except TypeError:
+                    action = -1
                 if action not in state.legal_actions():
                     raise IllegalActionError(
-                        f"bot {_name(bots[(p + r) % n])} chose {action!r:.40}, not a legal action"
+                        f"bot {_name(bots[(p + r) % n])} chose {choice!r:.40}, not a legal action"
                     )
                 state.apply_action(action)
             for s, ret in enumerate(state.returns()):

@@ -132,6 +132,7 @@ class TapeteEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         """Starts a new game (see the class) and plays the opponents up to the seat's turn."""
         if seed is not None:
             self.game.new_initial_state(seed=seed)  # a bad seed is a ConfigError, before anything
+            seed = operator.index(seed)  # numpy's integers as Gymnasium takes seeds: an int
         super().reset(seed=seed)
         deal = seed
         for _ in range(MAX_SKIPPED_DEALS):

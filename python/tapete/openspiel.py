@@ -100,7 +100,7 @@ def _from_text(text: str) -> object:
     for candidate in (text, _ITEM_GAP.sub(",", text.strip())):
         try:
             return json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             continue
     return text
 
@@ -185,7 +185,9 @@ class TapeteGame(pyspiel.Game):  # type: ignore[misc]
 
     def deserialize_state(self, data: str) -> TapeteState:
         """pyspiel's own reading of ``data`` (what ``state.serialize()`` wrote), refusing a
-        state of another tapete game or config (pyspiel would take it as it is)."""
+        state of another tapete game or config, and one whose history or move number (which
+        pyspiel keeps apart) is not its tapete state's: a `tapete.ParseError`. pyspiel unpickles
+        the state, so never deserialize a text you do not trust."""
         state: TapeteState = super().deserialize_state(data)
         inner = getattr(state, "tapete_state", None)
         if not isinstance(inner, State) or inner.get_game() != self.tapete_game:
@@ -193,6 +195,18 @@ class TapeteGame(pyspiel.Game):  # type: ignore[misc]
             raise ParseError(
                 f"the serialized state is not one of this game ({str(self)!r:.120}): it holds "
                 f"one of {what!r:.120}"
+            )
+        # pyspiel keeps the history apart from the pickled tapete state: both must agree.
+        ours, theirs, moves = inner.history(), list(state.history()), state.move_number()
+        if theirs != ours:
+            at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
+            raise ParseError(
+                f"the serialized history ({len(theirs)} actions) is not that of its tapete "
+                f"state ({len(ours)} actions)" + ("" if at is None else f": action {at} differs")
+            )
+        if moves != len(ours):
+            raise ParseError(
+                f"the serialized move number {moves} is not {len(ours)}, the history's"
             )
         return state
 

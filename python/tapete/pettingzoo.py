@@ -127,11 +127,19 @@ class TapeteAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The agent's observation space (the same object on every call)."""
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """The agent's action space: ``Discrete(game.num_distinct_actions())``."""
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
+
+    def _agent(self, agent: object) -> str:
+        """``agent`` if it names one of the agents, else a `KeyError` that lists them."""
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise KeyError(
+                f"no agent {agent!r:.40}: the agents are {', '.join(self.possible_agents)}"
+            )
+        return agent
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Starts a new game (see the class); a bad seed is a `tapete.ConfigError` and changes
@@ -203,11 +211,7 @@ class TapeteAECEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation tensor and its action mask (zeros unless it is to act)."""
-        seat = self._seat.get(agent) if isinstance(agent, str) else None
-        if seat is None:
-            raise KeyError(
-                f"no agent {agent!r:.40}: the agents are {', '.join(self.possible_agents)}"
-            )
+        seat = self._seat[self._agent(agent)]
         state = self.game_state
         if seat == state.current_player() and not self._over:
             mask = state.legal_actions_mask().view(_INT8)

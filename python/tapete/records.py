@@ -23,11 +23,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any, Protocol, TypeAlias
 
+import numpy as np
+
 from tapete import _core
 from tapete._core import Game, State
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
 
 __all__ = [
+    "MAX_LINE",
     "REQUIRED",
     "check",
     "check_fields",
@@ -42,12 +45,16 @@ __all__ = [
     "write",
 ]
 
-Path: TypeAlias = str | os.PathLike[str]
+Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
 #: The fields every record has (the contract's minimum).
 REQUIRED = ("game", "config", "seed", "actions", "returns", "tapete")
 
 MAX_SEED = 2**64 - 1
+
+#: The longest line `read` takes, in characters: far beyond any game's record (a Cuajo match of
+#: 100 hands or a Spoil Five match of 1,000 deals takes about 220 kB).
+MAX_LINE = 64 * 2**20
 
 #: Native self-play checked and recorded this many games at a time.
 _CHUNK = 1000
@@ -208,11 +215,26 @@ def random_game(game: Game, seed: int) -> State:
 
 
 def selfplay_records(game: Game, games: int, seed: int = 0) -> Iterator[dict[str, Any]]:
-    """The records of ``game.play_random(games, seed)``'s games (seeds ``seed + i``), in order.
+    """The records of ``game.play_random(games, seed)``'s games (seeds ``seed + i``, mod
+    2**64), in order.
 
     Native play keeps no actions, so each game is played again from Python (`random_game`,
     ~100,000 actions/s) and checked against the native returns and length: the records are the
-    very games whose results ``play_random`` reports."""
+    very games whose results ``play_random`` reports. ``games`` and ``seed`` are checked as
+    ``play_random`` checks them (a `tapete.ConfigError`), before any game is played."""
+    games, seed = _plain(games), _plain(seed)
+    game.play_random(0, seed)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise ConfigError(f"games must be an int >= 0, got {_shown.repr(games)}")
+    return _selfplay_records(game, games, seed)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy integer as the Python int it is (as the engine takes seeds and counts)."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
+def _selfplay_records(game: Game, games: int, seed: int) -> Iterator[dict[str, Any]]:
     n = game.num_players()
     for start in range(0, games, _CHUNK):
         count = min(_CHUNK, games - start)
@@ -368,8 +390,18 @@ def _replay(record: Mapping[str, Any], load_game: Callable[..., Any] | None) -> 
 # Files
 
 
-def _gzipped(path: Path) -> bool:
-    return os.fspath(path).endswith(".gz")
+def _path(path: object) -> str:
+    """``path`` (a str, bytes or `os.PathLike`) as a str; a `TypeError` for anything else."""
+    try:
+        return os.fsdecode(path)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"a records path must be a str, bytes or os.PathLike, got {type(path).__name__}"
+        ) from None
+
+
+def _gzipped(path: str) -> bool:
+    return path.endswith(".gz")
 
 
 def _no_constant(name: str) -> float:
@@ -379,36 +411,42 @@ def _no_constant(name: str) -> float:
 def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, record)`` for every record of the JSON Lines file ``path`` (gzip when
     it ends in ``.gz``), blank lines skipped. A line that is not a JSON object with the fields
-    of a record (a truncated line, say) is a `tapete.ParseError` naming the file and line."""
+    of a record (a truncated line, say) is a `tapete.ParseError` naming the file and line, and so
+    is a line longer than `MAX_LINE` characters, read no further (a file that is no records
+    file, or a gzip bomb, must not take the memory of the machine)."""
+    path = _path(path)
     opened = (
         gzip.open(path, "rt", encoding="utf-8") if _gzipped(path) else open(path, encoding="utf-8")
     )
     number = 0
     with opened as lines:
         try:
-            for number, line in enumerate(lines, start=1):
+            while line := lines.readline(MAX_LINE + 1):
+                number += 1
+                if len(line) > MAX_LINE:
+                    raise ParseError(
+                        f"{path}: line {number}: longer than {MAX_LINE:,} characters: not a record"
+                    )
                 if not line.strip():
                     continue
                 try:
                     obj = json.loads(line, parse_constant=_no_constant)
                 except RecursionError:
                     raise ParseError(
-                        f"{os.fspath(path)}: line {number}: not JSON: nested too deeply"
+                        f"{path}: line {number}: not JSON: nested too deeply"
                     ) from None
                 except ValueError as error:
                     cut = "" if line.endswith("\n") else " (the line is truncated)"
                     reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
-                    raise ParseError(
-                        f"{os.fspath(path)}: line {number}: not JSON{cut}: {reason}"
-                    ) from None
+                    raise ParseError(f"{path}: line {number}: not JSON{cut}: {reason}") from None
                 try:
                     rec = check_fields(obj)
                 except ParseError as error:
-                    raise ParseError(f"{os.fspath(path)}: line {number}: {error}") from None
+                    raise ParseError(f"{path}: line {number}: {error}") from None
                 yield number, rec
         except (EOFError, OSError, UnicodeDecodeError, zlib.error) as error:
             # a gzip stream cut short or corrupt, bytes that are not UTF-8
-            raise ParseError(f"{os.fspath(path)}: line {number + 1}: unreadable: {error}") from None
+            raise ParseError(f"{path}: line {number + 1}: unreadable: {error}") from None
 
 
 class Record(dict[str, Any]):
@@ -424,7 +462,7 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
     `replay` checks that it replays, and names the file and line when it does not."""
     for number, rec in enumerate_records(path):
         out = Record(rec)
-        out.where = f"{os.fspath(path)}: line {number}"
+        out.where = f"{_path(path)}: line {number}"
         yield out
 
 
@@ -436,7 +474,7 @@ def check(path: Path, *, load_game: Callable[..., Any] | None = None) -> int:
         try:
             replay(rec, load_game=load_game)
         except ParseError as error:
-            raise ParseError(f"{os.fspath(path)}: line {number}: {error}") from None
+            raise ParseError(f"{_path(path)}: line {number}: {error}") from None
         count += 1
     return count
 
@@ -447,32 +485,38 @@ def _is_state(item: object) -> bool:
 
 def unwritable(path: Path) -> str | None:
     """Why records could not be appended to ``path`` (a directory, no such directory, no
-    permission), or ``None``; makes no file, so that a run can check its file first."""
-    target = os.fspath(path)
-    parent = os.path.dirname(os.path.abspath(target))
-    if os.path.isdir(target):
-        return "it is a directory"
-    if not os.path.isdir(parent):
-        return "no such directory"
-    if not os.access(target if os.path.exists(target) else parent, os.W_OK):
-        return "permission denied"
+    permission, a name the system refuses), or ``None``: an existing file is opened to append
+    and a new one is made and removed again, so that a run can check its file first and
+    leave none behind when it cannot start."""
+    target = _path(path)
     try:
-        longest = os.pathconf(parent, "PC_NAME_MAX")
-    except (OSError, ValueError, AttributeError):  # no such limit to ask for (Windows)
-        longest = 255
-    if len(os.fsencode(os.path.basename(target))) > longest:
-        return f"the file name is longer than the {longest} bytes this file system takes"
+        if os.path.isdir(target):
+            return "it is a directory"
+        if os.path.exists(target):
+            open(target, "ab").close()
+        else:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            os.remove(target)
+    except FileNotFoundError as error:
+        parent = os.path.dirname(os.path.abspath(target))
+        return "no such directory" if not os.path.isdir(parent) else error.strerror
+    except PermissionError:
+        return "permission denied"
+    except OSError as error:  # a read-only file system, a name too long, ...
+        return error.strerror or str(error)
+    except ValueError as error:  # a NUL byte, a lone surrogate
+        return f"not a file name this system takes: {error}"
     return None
 
 
 def check_destination(path: object) -> None:
     """A `tapete.ConfigError` unless records can be appended to ``path``: checked before a run
-    plays anything (and makes no file)."""
-    if not isinstance(path, str | os.PathLike) or not os.fspath(path):
+    plays anything (and leaves no file)."""
+    if not isinstance(path, str | bytes | os.PathLike) or not os.fspath(path):
         raise ConfigError(f"records must be a file path or None, got {_shown.repr(path)}")
     why = unwritable(path)
     if why is not None:
-        raise ConfigError(f"cannot write records to {_shown.repr(os.fspath(path))}: {why}")
+        raise ConfigError(f"cannot write records to {_shown.repr(_path(path))}: {why}")
 
 
 def write(path: Path, states_or_records: Any) -> int:
@@ -489,6 +533,8 @@ def write(path: Path, states_or_records: Any) -> int:
     )
     if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
         raise TypeError(f"write takes states or records, got {type(states_or_records).__name__}")
+    check_destination(path)
+    path = _path(path)
     opened = (
         gzip.open(path, "at", encoding="utf-8", compresslevel=6)
         if _gzipped(path)

@@ -18,6 +18,11 @@ __all__ = ["Batch", "VectorEnv"]
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
+def _is_int(x: object) -> bool:
+    """An integer of Python or numpy, not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """What `VectorEnv.reset` and `VectorEnv.step` return: fresh arrays, one row per env."""
@@ -96,18 +101,28 @@ class VectorEnv:
         a = np.asarray(actions)
         if a.shape != (self._num_envs,):
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
-        if a.dtype.kind not in "iu":
+        if isinstance(actions, list | tuple) and any(
+            isinstance(x, (bool, np.bool_)) for x in actions
+        ):
+            # numpy reads [True, 3] as [1, 3]; a bool is no action id (apply_action agrees)
+            raise TypeError("actions must be integers, got a bool among them")
+        if a.dtype == object and all(_is_int(x) for x in a):
+            # Python ints beyond int64 (numpy gives them dtype object): out of range, as below
+            a = np.array([int(x) for x in a], dtype=object)
+            clipped = np.array([min(max(x, -_INT64_MAX - 1), _INT64_MAX) for x in a], np.int64)
+        elif a.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        top = _INT64_MAX
-        if a.dtype != np.uint64 or not (a > top).any():
+        elif a.dtype != np.uint64 or not (a > _INT64_MAX).any():
             return Batch(*self._env.step(np.ascontiguousarray(a, dtype=np.int64)))
-        # Beyond int64: out of range either way, stepped as int64's largest, and the message
+        else:
+            clipped = np.minimum(a, _INT64_MAX).astype(np.int64)
+        # Beyond int64: out of range either way, stepped as int64's nearest, and the message
         # of such an env's action given back its own value.
         try:
-            return Batch(*self._env.step(np.minimum(a, top).astype(np.int64)))
+            return Batch(*self._env.step(clipped))
         except IllegalActionError as error:
             env = int(str(error).split(":", 1)[0].removeprefix("env "))
-            message = str(error).replace(f"action {top} ", f"action {a[env]} ", 1)
+            message = str(error).replace(f"action {clipped[env]} ", f"action {a[env]} ", 1)
             raise IllegalActionError(message) from None
 
     def random_actions(self, seed: int) -> npt.NDArray[np.int64]:

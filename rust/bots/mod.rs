@@ -113,6 +113,11 @@ pub fn arena<G: Game>(
             specs.len()
         ));
     }
+    if first.checked_add(deals).is_none() {
+        return Err(crate::config_err!(
+            "deals {first} .. {first} + {deals} go past the last deal index, 2^64 - 1"
+        ));
+    }
     let rotations = if duplicate { n } else { 1 };
     let play_deal = |deal: u64| {
         let mut values = vec![0.0; n];

@@ -89,6 +89,12 @@ def seat_name(seat: int) -> str:
 
 def merge_config(game: str, raw: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     """``raw`` over ``defaults``; ``ConfigError`` for a key ``defaults`` does not have."""
+    for key in raw:
+        if isinstance(key, str) and not key.isascii():
+            try:
+                key.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ConfigError(f"a config key is not valid Unicode: {key!r}") from None
     unknown = sorted(str(k) for k in set(raw) - set(defaults))
     if unknown:
         raise ConfigError(
