@@ -136,6 +136,25 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         None
     }
 
+    /// A step of that walk that changes one of the hidden choices in `mine` (a Cuajo secret's
+    /// kind) together with the hidden cards it needs, or `None` (this try changes nothing).
+    /// Drawn so that the step back is as likely as the step (the walk's steps are symmetric);
+    /// the walk keeps it only if the replay fits. The default has none: a walk then keeps the
+    /// hidden choices of its start.
+    fn walk_choice(
+        _known: &Self::Known,
+        _deck: &[u8],
+        _mine: &[Self::Action],
+        _rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Self::Action>)> {
+        None
+    }
+
+    /// Whether [`Game::walk_choice`] may change anything in a walk of `known`.
+    fn has_walk_choices(_known: &Self::Known) -> bool {
+        false
+    }
+
     /// That deal replayed with `deck` in place of its cards and `mine` (the true `actions` with
     /// the walk's own hidden choices), for a step of the walk: the actions (the hidden ones
     /// redone as the new cards need) and the state, if every action is legal and `seat` saw

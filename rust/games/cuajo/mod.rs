@@ -2066,6 +2066,57 @@ impl Game for Cuajo {
         (trace == known.trace).then_some((acts, state))
     }
 
+    /// A hidden normal secret's kind changed, `k` to `k2`: secret and option drawn uniformly
+    /// (the step back draws the same secret and `k`), and the hidden positions' kinds `k` and
+    /// `k2` exchanged, which keeps the hidden cards (so only where both have as many hidden
+    /// copies) and is its own inverse. A step between a normal and a sowee secret would need
+    /// another exchange: none is tried, so a walk keeps which of them each hidden secret is.
+    fn walk_choice(
+        known: &Unseen,
+        deck: &[u8],
+        mine: &[Action],
+        rng: &mut Rng,
+    ) -> Option<(Vec<u8>, Vec<Action>)> {
+        let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
+        let to = x.options[rng.below(x.options.len() as u64) as usize];
+        let (Action::Secret(k), Action::Secret(k2)) = (mine[x.at], to) else {
+            return None;
+        };
+        let hidden = || {
+            known
+                .slots
+                .iter()
+                .flatten()
+                .chain(&known.stock)
+                .map(|&p| p as usize)
+        };
+        let copies = |kind: u8| hidden().filter(|&p| deck[p] == kind).count();
+        if k == k2 || copies(k) != copies(k2) {
+            return None;
+        }
+        let mut deck = deck.to_vec();
+        for p in hidden() {
+            if deck[p] == k {
+                deck[p] = k2;
+            } else if deck[p] == k2 {
+                deck[p] = k;
+            }
+        }
+        let mut mine = mine.to_vec();
+        mine[x.at] = to;
+        Some((deck, mine))
+    }
+
+    fn has_walk_choices(known: &Unseen) -> bool {
+        let normal = |x: &UnseenSecret| {
+            x.options
+                .iter()
+                .filter(|a| matches!(a, Action::Secret(_)))
+                .count()
+        };
+        known.secrets.iter().any(|x| normal(x) >= 2)
+    }
+
     /// A proposal without its `1 / w` step: one in 500 to 2,500 passed at four positions
     /// where the exact ones fail (docs/rules/cuajo.md, "Determinisation").
     fn walk_proposal(
