@@ -305,7 +305,7 @@ def test_arena_bad_arguments(tmp_path):
         tapete.arena("cicera", [Everything()] + ["random"] * 3, 1)
     # the native arena's deals may not run past the last deal index
     game = tapete.load_game("cicera")
-    with pytest.raises(tapete.ConfigError, match="past the last deal index"):
+    with pytest.raises(tapete.ConfigError, match="do not fit below 2"):
         tapete._core.arena(game, ["random"] * 4, 2**64 - 1, 2, 0, 1, True, False)
 
 

@@ -434,7 +434,7 @@ def test_paths_as_bytes_and_path_like(tmp_path: Path) -> None:
     [
         ("\ud800.jsonl", "not a file name this system takes"),  # a lone surrogate
         ("a\x00b.jsonl", "not a file name this system takes"),  # a NUL byte
-        ("x" * 300 + ".jsonl", "too long"),
+        ("x" * 300 + ".jsonl", "longer than the"),
         ("missing/x.jsonl", "no such directory"),
     ],
 )
@@ -450,12 +450,18 @@ def test_a_path_records_cannot_be_written_to_is_a_config_error_first(
     assert records.unwritable(path) is not None and list(tmp_path.iterdir()) == []
 
 
-def test_checking_a_destination_leaves_no_file(tmp_path: Path) -> None:
+def test_checking_a_destination_makes_no_file(tmp_path: Path) -> None:
     path = tmp_path / "new.jsonl"
-    assert records.unwritable(path) is None and not path.exists()
-    records.write(path, [records.record(played(tapete, "cau_robat", seed=1))])
+    assert records.unwritable(path) is None and list(tmp_path.iterdir()) == []
+    rec = records.record(played(tapete, "cau_robat", seed=1))
+    records.write(path, [rec])
     before = path.read_bytes()
     assert records.unwritable(path) is None and path.read_bytes() == before
+    # a link to a file not made yet is written through, as open() does
+    link, target = tmp_path / "link.jsonl", tmp_path / "target.jsonl"
+    link.symlink_to(target)
+    assert records.unwritable(link) is None and records.write(link, [rec]) == 1
+    assert list(records.read(target)) == [rec]
 
 
 # ---- arena and self-play --------------------------------------------------------------------

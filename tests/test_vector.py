@@ -322,8 +322,12 @@ def test_bad_arguments():
     with pytest.raises(TypeError, match="integers"):
         env.step(["a", "b"])
     legal = int(env.random_actions(0)[0])
-    with pytest.raises(TypeError, match="a bool among them"):
+    with pytest.raises(TypeError, match="got a list of bool, int"):
         env.step([True, legal])  # numpy would read True as action 1
+    with pytest.raises(TypeError, match="dtype object"):
+        env.step(np.array([legal, legal], dtype=object))
+    with pytest.raises(tapete.IllegalActionError, match=f"env 1: action {2**63} "):
+        env.step([legal, 2**63])  # numpy would make this list floats
     with pytest.raises(tapete.IllegalActionError, match=f"env 1: action {2**70} .*no env was"):
         env.step([legal, 2**70])  # Python ints beyond int64: dtype object
     with pytest.raises(tapete.IllegalActionError, match=f"env 0: action {-(2**70)} "):

@@ -4,7 +4,6 @@ comes with its 95% interval (docs/bots.md)."""
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,7 +112,7 @@ def arena(
     seed: int = 0,
     threads: int = 1,
     duplicate: bool = True,
-    records: str | os.PathLike[str] | None = None,
+    records: _records.Path | None = None,
     **config: Any,
 ) -> ArenaResult:
     """Plays deals ``seed .. seed + games - 1`` between ``bots`` (one per seat).
@@ -202,7 +201,7 @@ def _native_with_records(
     seed: int,
     threads: int,
     duplicate: bool,
-    path: str | os.PathLike[str],
+    path: _records.Path,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64]]:
     """The native arena in chunks of deals, each chunk's games written to ``path``; the
     results are those of a single call (consecutive ranges of deals add up to the run)."""
@@ -293,10 +292,10 @@ def _python_arena(
                 p = state.current_player()
                 choice = seat_bots[p].choose(state)
                 try:
-                    action = action_id(choice)
-                except TypeError:
-                    action = -1
-                if action not in state.legal_actions():
+                    action: int | None = action_id(choice)
+                except TypeError:  # no integer
+                    action = None
+                if action is None or action not in state.legal_actions():
                     raise IllegalActionError(
                         f"bot {_name(bots[(p + r) % n])} chose {choice!r:.40}, not a legal action"
                     )

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import reprlib
+import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
@@ -485,33 +486,42 @@ def _is_state(item: object) -> bool:
 
 def unwritable(path: Path) -> str | None:
     """Why records could not be appended to ``path`` (a directory, no such directory, no
-    permission, a name the system refuses), or ``None``: an existing file is opened to append
-    and a new one is made and removed again, so that a run can check its file first and
-    leave none behind when it cannot start."""
+    permission, a name the system refuses), or ``None``; makes no file and opens none, so
+    that a run can check its file first. Where the file is new, the directory is asked by
+    making a file of another name in it and removing it: the system's own answer (a
+    directory root may write to by its mode can still refuse files, as ``/proc`` does)."""
     target = _path(path)
     try:
-        if os.path.isdir(target):
-            return "it is a directory"
-        if os.path.exists(target):
-            open(target, "ab").close()
-        else:
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            os.remove(target)
-    except FileNotFoundError as error:
-        parent = os.path.dirname(os.path.abspath(target))
-        return "no such directory" if not os.path.isdir(parent) else error.strerror
-    except PermissionError:
-        return "permission denied"
-    except OSError as error:  # a read-only file system, a name too long, ...
-        return error.strerror or str(error)
-    except ValueError as error:  # a NUL byte, a lone surrogate
+        os.fsencode(target)  # a lone surrogate has no bytes
+    except UnicodeError as error:
         return f"not a file name this system takes: {error}"
+    if "\x00" in target:
+        return "not a file name this system takes: it holds a NUL byte"
+    if os.path.isdir(target):
+        return "it is a directory"
+    if os.path.exists(target):  # a file, or a pipe or device the writer will open
+        return None if os.access(target, os.W_OK) else "permission denied"
+    parent = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(parent):
+        return "no such directory"
+    try:
+        longest = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no such limit to ask for (Windows)
+        longest = 255
+    if len(os.fsencode(os.path.basename(target))) > longest:
+        return f"the file name is longer than the {longest} bytes this file system takes"
+    try:
+        probe, name = tempfile.mkstemp(prefix=".tapete-", dir=parent)
+    except OSError as error:  # no permission, a read-only file system, ...
+        return "permission denied" if isinstance(error, PermissionError) else error.strerror
+    os.close(probe)
+    os.remove(name)
     return None
 
 
 def check_destination(path: object) -> None:
     """A `tapete.ConfigError` unless records can be appended to ``path``: checked before a run
-    plays anything (and leaves no file)."""
+    plays anything (and makes no file)."""
     if not isinstance(path, str | bytes | os.PathLike) or not os.fspath(path):
         raise ConfigError(f"records must be a file path or None, got {_shown.repr(path)}")
     why = unwritable(path)
@@ -533,8 +543,8 @@ def write(path: Path, states_or_records: Any) -> int:
     )
     if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
         raise TypeError(f"write takes states or records, got {type(states_or_records).__name__}")
-    check_destination(path)
     path = _path(path)
+    check_destination(path)
     opened = (
         gzip.open(path, "at", encoding="utf-8", compresslevel=6)
         if _gzipped(path)

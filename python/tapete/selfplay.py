@@ -4,7 +4,6 @@ length (and its record when asked). The same run on a Ray cluster is
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,7 +125,7 @@ def selfplay(
     seed: int = 0,
     bots: str | Sequence[str] = RANDOM,
     threads: int = 1,
-    records: str | os.PathLike[str] | None = None,
+    records: _records.Path | None = None,
     **config: Any,
 ) -> SelfPlayResult:
     """Plays games ``seed .. seed + games - 1`` (one game per seed) with ``bots`` at the seats:

@@ -98,26 +98,28 @@ class VectorEnv:
         action, and no env is stepped; ``actions`` of another shape than ``(num_envs,)`` is a
         ``ValueError``, of a non-integer dtype a ``TypeError``.
         """
-        a = np.asarray(actions)
+        given: Any = actions
+        listed = isinstance(given, list | tuple)
+        ints = listed and all(map(_is_int, given))
+        a: Any
+        if ints:
+            # Read as Python ints: numpy would make [5, 2**63] floats and [2**70] objects.
+            a = np.array([int(x) for x in given], dtype=object)
+        else:
+            a = np.asarray(given)
         if a.shape != (self._num_envs,):
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
-        if isinstance(actions, list | tuple) and any(
-            isinstance(x, (bool, np.bool_)) for x in actions
-        ):
-            # numpy reads [True, 3] as [1, 3]; a bool is no action id (apply_action agrees)
-            raise TypeError("actions must be integers, got a bool among them")
-        if a.dtype == object and all(_is_int(x) for x in a):
-            # Python ints beyond int64 (numpy gives them dtype object): out of range, as below
-            a = np.array([int(x) for x in a], dtype=object)
-            clipped = np.array([min(max(x, -_INT64_MAX - 1), _INT64_MAX) for x in a], np.int64)
-        elif a.dtype.kind not in "iu":
+        if listed and not ints:
+            # not all integers: [True, 3] would read as [1, 3], [1.0, 3] as floats
+            kinds = ", ".join(sorted({type(x).__name__ for x in given}))
+            raise TypeError(f"actions must be integers, got a list of {kinds}")
+        if a.dtype.kind not in "iu" and not listed:
             raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        elif a.dtype != np.uint64 or not (a > _INT64_MAX).any():
+        if a.dtype == np.int64 or not ((a > _INT64_MAX) | (a < -_INT64_MAX - 1)).any():
             return Batch(*self._env.step(np.ascontiguousarray(a, dtype=np.int64)))
-        else:
-            clipped = np.minimum(a, _INT64_MAX).astype(np.int64)
         # Beyond int64: out of range either way, stepped as int64's nearest, and the message
         # of such an env's action given back its own value.
+        clipped = np.clip(a, -_INT64_MAX - 1, _INT64_MAX).astype(np.int64)
         try:
             return Batch(*self._env.step(clipped))
         except IllegalActionError as error:

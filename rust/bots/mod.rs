@@ -113,11 +113,12 @@ pub fn arena<G: Game>(
             specs.len()
         ));
     }
-    if first.checked_add(deals).is_none() {
+    // The deals are the range first..first + deals, whose end must be a u64.
+    let Some(end) = first.checked_add(deals) else {
         return Err(crate::config_err!(
-            "deals {first} .. {first} + {deals} go past the last deal index, 2^64 - 1"
+            "deals {first} .. {first} + {deals} do not fit below 2^64"
         ));
-    }
+    };
     let rotations = if duplicate { n } else { 1 };
     let play_deal = |deal: u64| {
         let mut values = vec![0.0; n];
@@ -157,12 +158,7 @@ pub fn arena<G: Game>(
         .num_threads(threads.max(1))
         .build()
         .map_err(|e| crate::config_err!("cannot start {threads} threads: {e}"))?;
-    let per_deal: Vec<_> = pool.install(|| {
-        (first..first.saturating_add(deals))
-            .into_par_iter()
-            .map(play_deal)
-            .collect()
-    });
+    let per_deal: Vec<_> = pool.install(|| (first..end).into_par_iter().map(play_deal).collect());
     let mut out = ArenaOutcome {
         values: Vec::with_capacity(per_deal.len() * n),
         lengths: Vec::with_capacity(per_deal.len() * rotations),

@@ -2066,11 +2066,13 @@ impl Game for Cuajo {
         (trace == known.trace).then_some((acts, state))
     }
 
-    /// A hidden normal secret's kind changed, `k` to `k2`: secret and option drawn uniformly
-    /// (the step back draws the same secret and `k`), and the hidden positions' kinds `k` and
-    /// `k2` exchanged, which keeps the hidden cards (so only where both have as many hidden
-    /// copies) and is its own inverse. A step between a normal and a sowee secret would need
-    /// another exchange: none is tried, so a walk keeps which of them each hidden secret is.
+    /// A hidden normal secret's kind changed, `k` to `k2`: the secret drawn uniformly, then
+    /// `k2` uniformly among its normal options (the step back draws the same secret and `k`),
+    /// and the kinds `k` and `k2` exchanged in every unseen position and every hidden secret:
+    /// its own inverse, and it keeps the unseen cards when both kinds have as many unseen
+    /// copies (never otherwise: a kind of which a copy was seen, taken from a discard say, is
+    /// out of the walk's reach). A step between a normal and a sowee secret would need another
+    /// exchange: none is tried, so a walk keeps which of them each hidden secret is.
     fn walk_choice(
         known: &Unseen,
         deck: &[u8],
@@ -2078,43 +2080,46 @@ impl Game for Cuajo {
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
         let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
-        let to = x.options[rng.below(x.options.len() as u64) as usize];
-        let (Action::Secret(k), Action::Secret(k2)) = (mine[x.at], to) else {
+        let normal = x.options.iter().filter(|a| matches!(a, Action::Secret(_)));
+        let to = normal
+            .clone()
+            .nth(rng.below(normal.count() as u64) as usize)?;
+        let (Action::Secret(k), &Action::Secret(k2)) = (mine[x.at], to) else {
             return None;
         };
-        let hidden = || {
-            known
-                .slots
-                .iter()
-                .flatten()
-                .chain(&known.stock)
-                .map(|&p| p as usize)
-        };
-        let copies = |kind: u8| hidden().filter(|&p| deck[p] == kind).count();
-        if k == k2 || copies(k) != copies(k2) {
+        if k == k2 || known.pool[k as usize] != known.pool[k2 as usize] {
             return None;
         }
+        let swap = |kind: u8| match kind {
+            _ if kind == k => k2,
+            _ if kind == k2 => k,
+            _ => kind,
+        };
         let mut deck = deck.to_vec();
-        for p in hidden() {
-            if deck[p] == k {
-                deck[p] = k2;
-            } else if deck[p] == k2 {
-                deck[p] = k;
-            }
+        for p in Self::hidden_positions(known) {
+            deck[p] = swap(deck[p]);
         }
         let mut mine = mine.to_vec();
-        mine[x.at] = to;
+        for y in &known.secrets {
+            mine[y.at] = match mine[y.at] {
+                Action::Secret(kind) => Action::Secret(swap(kind)),
+                Action::SoweeSecret(kind) => Action::SoweeSecret(swap(kind)),
+                other => other,
+            };
+        }
         Some((deck, mine))
     }
 
+    /// Some hidden secret has two normal options with as many unseen copies.
     fn has_walk_choices(known: &Unseen) -> bool {
-        let normal = |x: &UnseenSecret| {
-            x.options
-                .iter()
-                .filter(|a| matches!(a, Action::Secret(_)))
-                .count()
-        };
-        known.secrets.iter().any(|x| normal(x) >= 2)
+        known.secrets.iter().any(|x| {
+            let mut kinds = x.options.iter().filter_map(|&a| match a {
+                Action::Secret(k) => Some(known.pool[k as usize]),
+                _ => None,
+            });
+            let mut seen = [false; 5];
+            kinds.any(|c| std::mem::replace(&mut seen[(c as usize).min(4)], true))
+        })
     }
 
     /// A proposal without its `1 / w` step: one in 500 to 2,500 passed at four positions
