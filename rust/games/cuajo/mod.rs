@@ -2372,7 +2372,8 @@ pub struct Unseen {
     over: bool,
     /// A seat seen to hold a hand with waits after its last unseen card, with its hand's
     /// complete hands counted: its unseen cards are drawn among those giving waits.
-    ready: Option<(usize, ready::Ready)>,
+    /// (Boxed: a `Ready` is about 21 kB, and an `Unseen` is moved whole.)
+    ready: Option<(usize, Box<ready::Ready>)>,
     /// The other seats in the order their cards are placed: the purro seat of `ready` first,
     /// then those seen with waits, whose constraints are the rarest, so that most rejections
     /// come early.
@@ -2820,7 +2821,11 @@ impl Unseen {
         let walk_ready = (!exact).then(|| self.walk_ready(start, seat, &chosen));
         let ready_of = |q: usize| match &walk_ready {
             Some(seats) => seats.iter().find(|(r, _)| *r == q).map(|(_, x)| x),
-            None => self.ready.as_ref().filter(|(r, _)| *r == q).map(|(_, x)| x),
+            None => self
+                .ready
+                .as_ref()
+                .filter(|(r, _)| *r == q)
+                .map(|(_, x)| &**x),
         };
         let mut free: Vec<u8> = Vec::with_capacity(self.stock.len() + DECK / 2);
         for k in 0..KINDS as u8 {
@@ -2973,12 +2978,12 @@ impl Unseen {
     /// hand with waits after it received its last unseen card, in a deal with no hidden secret
     /// (whose choice would change the cards left) and no sowee triple. With several such
     /// seats, the one with the most cards to draw; the others are left to rejection.
-    fn ready_seat(&self, start: &Cuajo, seat: usize) -> Option<(usize, ready::Ready)> {
+    fn ready_seat(&self, start: &Cuajo, seat: usize) -> Option<(usize, Box<ready::Ready>)> {
         if !self.secrets.is_empty() || start.rules.sowee_triple {
             return None;
         }
         let (needs, rest) = self.needs(start, seat, &[])?;
-        let mut best: Option<(usize, usize, ready::Ready)> = None;
+        let mut best: Option<(usize, usize, Box<ready::Ready>)> = None;
         for q in (0..SEATS).filter(|&q| q != seat) {
             let Some((fill, hand)) = self.ready_hand(start, q, &needs[q], &rest) else {
                 continue;
@@ -2987,7 +2992,7 @@ impl Unseen {
                 continue;
             }
             if let Some(r) = ready::Ready::new(hand) {
-                best = Some((q, fill, r));
+                best = Some((q, fill, Box::new(r)));
             }
         }
         best.map(|(q, _, r)| (q, r))
