@@ -41,6 +41,12 @@ def action_id(action: object) -> int:
     raise TypeError(f"an action is an int action id, got {action!r:.40}")
 
 
+def plain(value: Any) -> Any:
+    """A numpy integer as the Python int it is: seeds and counts take any integer type, as the
+    engine does (numpy's bool is no integer); anything else as given, for the checks to judge."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
 def missing_extra(module: str, extra: str) -> ImportError:
     """The error an adapter raises when its host library is not installed."""
     return ImportError(

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from tapete import _core
 from tapete import records as _records
-from tapete._adapt import action_id
+from tapete._adapt import action_id, plain
 from tapete._core import Game, State, load_game
 from tapete.bots import Bot, make
 from tapete.errors import ConfigError, IllegalActionError
@@ -30,12 +30,6 @@ RECORD_CHUNK = 256
 def _ci95(samples: npt.NDArray[np.float64]) -> float:
     n = len(samples)
     return float(Z95 * samples.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
-
-
-def plain(value: Any) -> Any:
-    """A numpy integer as the Python int it is: seeds and counts take any integer type, as the
-    engine does (numpy's bool is no integer); anything else as given, for the checks to judge."""
-    return int(value) if isinstance(value, np.integer) else value
 
 
 def _finite(x: float) -> float | None:

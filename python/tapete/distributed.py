@@ -37,8 +37,9 @@ except ImportError as error:
 
 from tapete import _core
 from tapete import records as _records
+from tapete._adapt import plain
 from tapete._core import Game
-from tapete.arena import ArenaResult, plain
+from tapete.arena import ArenaResult
 from tapete.bots import Bot
 from tapete.errors import ConfigError
 from tapete.selfplay import RANDOM, SelfPlayResult, check_run, game_of, is_random, seat_specs

@@ -24,9 +24,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any, Protocol, TypeAlias
 
-import numpy as np
-
 from tapete import _core
+from tapete._adapt import plain
 from tapete._core import Game, State
 from tapete.errors import ConfigError, IllegalActionError, ParseError, TapeteError
 
@@ -223,16 +222,11 @@ def selfplay_records(game: Game, games: int, seed: int = 0) -> Iterator[dict[str
     ~100,000 actions/s) and checked against the native returns and length: the records are the
     very games whose results ``play_random`` reports. ``games`` and ``seed`` are checked as
     ``play_random`` checks them (a `tapete.ConfigError`), before any game is played."""
-    games, seed = _plain(games), _plain(seed)
+    games, seed = plain(games), plain(seed)
     game.play_random(0, seed)
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ConfigError(f"games must be an int >= 0, got {_shown.repr(games)}")
     return _selfplay_records(game, games, seed)
-
-
-def _plain(value: Any) -> Any:
-    """A numpy integer as the Python int it is (as the engine takes seeds and counts)."""
-    return int(value) if isinstance(value, np.integer) else value
 
 
 def _selfplay_records(game: Game, games: int, seed: int) -> Iterator[dict[str, Any]]:

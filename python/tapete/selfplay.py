@@ -13,8 +13,9 @@ import numpy.typing as npt
 
 from tapete import _core
 from tapete import records as _records
+from tapete._adapt import plain
 from tapete._core import Game, load_game
-from tapete.arena import _ci95, _finite, check_games, plain
+from tapete.arena import _ci95, _finite, check_games
 from tapete.errors import ConfigError
 
 __all__ = ["SelfPlayResult", "selfplay"]
