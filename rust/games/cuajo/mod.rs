@@ -2081,9 +2081,11 @@ impl Game for Cuajo {
     ) -> Option<(Vec<u8>, Vec<Action>)> {
         let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
         let normal = x.options.iter().filter(|a| matches!(a, Action::Secret(_)));
-        let to = normal
-            .clone()
-            .nth(rng.below(normal.count() as u64) as usize)?;
+        let count = normal.clone().count() as u64;
+        if count == 0 {
+            return None; // only sowee secrets: no step for this one
+        }
+        let to = normal.clone().nth(rng.below(count) as usize)?;
         let (Action::Secret(k), &Action::Secret(k2)) = (mine[x.at], to) else {
             return None;
         };
