@@ -1614,6 +1614,7 @@ impl<G: Game> DynState for Tracked<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::cuajo::Action as CuajoAction;
     use crate::games::{cau_robat::CauRobat, cicera::Cicera, cuajo::Cuajo, spoil_five::SpoilFive};
     use std::collections::BTreeMap;
 
@@ -1910,6 +1911,61 @@ mod tests {
             "{counts:?}"
         );
         assert_same_law(&counts, walks, exacts);
+    }
+
+    /// A walk's choice step never panics, keeps the unseen cards and changes only the hidden
+    /// secrets' kinds, at every decision of random games in which secrets are laid whenever
+    /// they may be: normal and sowee secrets together (a sowee secret has no normal kind to
+    /// change to when kinds are public), kinds public or not.
+    #[test]
+    fn cuajo_walk_choices_keep_the_unseen_cards() {
+        let secret =
+            |a: &CuajoAction| matches!(a, CuajoAction::Secret(_) | CuajoAction::SoweeSecret(_));
+        let (mut steps, mut sowee) = (0, 0);
+        for config in [
+            serde_json::json!({}),
+            serde_json::json!({"secret_kind_public": true}),
+        ] {
+            let game = GameOf::<Cuajo>::from_json(config).unwrap();
+            let mut legal = Vec::new();
+            for seed in 0..60 {
+                let mut t = Tracked::<Cuajo>::new(game.config.clone(), seed, Vec::new());
+                let mut rng = Rng::new(seed);
+                while !t.state.is_terminal() {
+                    let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
+                    let seen = t.seen_by(seat);
+                    let known = seen.known.as_ref().unwrap();
+                    let deck = &t.decks[t.state.deal_index()];
+                    let mine = &t.history[t.deal_start_at..];
+                    sowee += usize::from(
+                        mine.iter()
+                            .any(|a| matches!(a, CuajoAction::SoweeSecret(_))),
+                    );
+                    for _ in 0..10 {
+                        let Some((d, m)) = Cuajo::walk_choice(known, deck, mine, &mut rng) else {
+                            continue;
+                        };
+                        steps += 1;
+                        let (mut a, mut b) = (deck.clone(), d);
+                        a.sort_unstable();
+                        b.sort_unstable();
+                        assert_eq!(a, b, "the unseen cards are kept");
+                        for (x, y) in mine.iter().zip(&m) {
+                            assert!(x == y || secret(x) && secret(y), "{x:?} became {y:?}");
+                        }
+                    }
+                    legal.clear();
+                    t.state.legal_actions(&mut legal);
+                    let laid = legal.iter().copied().find(secret);
+                    let a = laid.unwrap_or_else(|| legal[rng.below(legal.len() as u64) as usize]);
+                    t.apply(a).unwrap();
+                }
+            }
+        }
+        assert!(
+            steps > 100 && sowee > 10,
+            "{steps} steps, {sowee} positions after a sowee secret"
+        );
     }
 
     /// Where one of its worlds takes more than [`SEARCH_ATTEMPTS`] rounds of proposals (Cuajo,

@@ -2079,6 +2079,9 @@ impl Game for Cuajo {
         mine: &[Action],
         rng: &mut Rng,
     ) -> Option<(Vec<u8>, Vec<Action>)> {
+        if known.secrets.is_empty() {
+            return None;
+        }
         let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
         let normal = x.options.iter().filter(|a| matches!(a, Action::Secret(_)));
         let count = normal.clone().count() as u64;
