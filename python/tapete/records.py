@@ -52,8 +52,9 @@ REQUIRED = ("game", "config", "seed", "actions", "returns", "tapete")
 
 MAX_SEED = 2**64 - 1
 
-#: The longest line `read` takes, in characters: far beyond any game's record (a Cuajo match of
-#: 100 hands or a Spoil Five match of 1,000 deals takes about 220 kB).
+#: The longest line `read` takes, in characters: far beyond any game's record (one of the longest
+#: matches the options allow, Cau Robat for 5 players to 1,000 hands won, takes 1.6 MB; its
+#: explicit-chance record about three times that).
 MAX_LINE = 64 * 2**20
 
 #: Native self-play checked and recorded this many games at a time.
