@@ -54,7 +54,7 @@ MAX_SEED = 2**64 - 1
 
 #: The longest line `read` takes, in characters: far beyond any game's record (one of the longest
 #: matches the options allow, Cau Robat for 5 players to 1,000 hands won, takes 1.6 MB; its
-#: explicit-chance record about three times that).
+#: explicit-chance record 3.7 MB).
 MAX_LINE = 64 * 2**20
 
 #: Native self-play checked and recorded this many games at a time.
