@@ -1876,41 +1876,50 @@ mod tests {
     }
 
     /// A walk changes the kinds of other seats' hidden secrets as it goes
-    /// ([`Game::walk_choice`]), so that its worlds follow their exact law too: at a position
-    /// where the dealer laid a normal secret of a kind seat 2 has not seen (seat 2 holds a copy
-    /// of the sowee, so the secret cannot be a sowee secret), the kinds of 300 worlds of one
-    /// walk, 200 steps apart, against those of 3,000 exact proposals. Until 2026-12-06 a walk
-    /// kept the kind of its start: all its worlds had one.
+    /// ([`Game::walk_choice`]), so that its worlds follow their exact law too. At two positions
+    /// where another seat laid a normal secret of a kind seat 2 has not seen (seat 2 holds a
+    /// copy of the sowee, so it cannot be a sowee secret), the kinds of 300 worlds of one walk,
+    /// 200 steps apart, against those of 3,000 exact proposals:
+    /// * seed 93: the dealer's secret, then a discard (every kind it may be has four unseen
+    ///   copies);
+    /// * seed 245: seat 1 took the dealer's discard 3C and laid a secret at once, so one copy
+    ///   of 3C was seen and one must stay where the dealer discarded it from.
+    ///
+    /// Until 2026-12-06 a walk kept the kind of its start, so all its worlds had one (chi-square
+    /// 1,672 at the first position); the first version of the step exchanged all the unseen
+    /// copies of two kinds, which never reached 3C at the second (220, 14 degrees of freedom).
     #[test]
     fn cuajo_walks_change_a_hidden_secrets_kind() {
         let game = GameOf::<Cuajo>::from_json(serde_json::json!({"first_dealer": 0})).unwrap();
-        let mut t = Tracked::<Cuajo>::new(game.config.clone(), 93, Vec::new());
-        // secret HO, then discard AO
-        for a in [33, 0] {
-            t.apply(<Cuajo as Game>::Action::from_index(a).unwrap())
-                .unwrap();
+        for (seed, actions, secret_at) in [(93, vec![33, 0], 0), (245, vec![8, 85, 36], 2)] {
+            let mut t = Tracked::<Cuajo>::new(game.config.clone(), seed, Vec::new());
+            for &a in &actions {
+                t.apply(<Cuajo as Game>::Action::from_index(a).unwrap())
+                    .unwrap();
+            }
+            let seen = t.seen_by(2);
+            let mut rng = Rng::new(11);
+            let (walks, exacts) = (300, 3000);
+            let mut counts: BTreeMap<String, [f64; 2]> = BTreeMap::new();
+            for _ in 0..exacts {
+                let fit = t.fitting_deal(&seen, rng.next_u64(), None, RESAMPLE_ATTEMPTS);
+                let kind = fit.unwrap().actions[secret_at].to_string();
+                counts.entry(kind).or_default()[1] += 1.0;
+            }
+            let mut walk = t.walk_start(&seen, rng.next_u64()).unwrap();
+            for _ in 0..walks {
+                t.walk(&seen, &mut walk, 200);
+                assert!(seen.fits(&walk.state, None));
+                counts
+                    .entry(walk.actions[secret_at].to_string())
+                    .or_default()[0] += 1.0;
+            }
+            assert!(
+                counts.keys().all(|a| a.starts_with("secret ")),
+                "{counts:?}"
+            );
+            assert_same_law(&counts, walks, exacts);
         }
-        let seen = t.seen_by(2);
-        let mut rng = Rng::new(11);
-        let (walks, exacts) = (300, 3000);
-        let mut counts: BTreeMap<String, [f64; 2]> = BTreeMap::new();
-        for _ in 0..exacts {
-            let fit = t.fitting_deal(&seen, rng.next_u64(), None, RESAMPLE_ATTEMPTS);
-            counts
-                .entry(fit.unwrap().actions[0].to_string())
-                .or_default()[1] += 1.0;
-        }
-        let mut walk = t.walk_start(&seen, rng.next_u64()).unwrap();
-        for _ in 0..walks {
-            t.walk(&seen, &mut walk, 200);
-            assert!(seen.fits(&walk.state, None));
-            counts.entry(walk.actions[0].to_string()).or_default()[0] += 1.0;
-        }
-        assert!(
-            counts.keys().all(|a| a.starts_with("secret ")),
-            "{counts:?}"
-        );
-        assert_same_law(&counts, walks, exacts);
     }
 
     /// A walk's choice step never panics, keeps the unseen cards and changes only the hidden

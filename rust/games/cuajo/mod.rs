@@ -2067,11 +2067,12 @@ impl Game for Cuajo {
     }
 
     /// A hidden normal secret's kind changed, `k` to `k2`: the secret drawn uniformly, then
-    /// `k2` uniformly among its normal options (the step back draws the same secret and `k`),
-    /// and the kinds `k` and `k2` exchanged in every unseen position and every hidden secret:
-    /// its own inverse, and it keeps the unseen cards when both kinds have as many unseen
-    /// copies (never otherwise: a kind of which a copy was seen, taken from a discard say, is
-    /// out of the walk's reach). A step between a normal and a sowee secret would need another
+    /// `k2` uniformly among its normal options, and `m` unseen copies of `k` exchanged with `m`
+    /// of `k2`: `m` drawn uniformly from 0 to the fewer of their unseen copies, then the copies
+    /// of each, uniformly. The unseen cards stay the same as a whole, and the step back (the
+    /// same secret, `k`, the same `m`, the moved copies) is exactly as likely. Copies some seat
+    /// showed or discarded may thus stay where they were, so that every kind the secret may
+    /// be is within reach. A step between a normal and a sowee secret would need another
     /// exchange: none is tried, so a walk keeps which of them each hidden secret is.
     fn walk_choice(
         known: &Unseen,
@@ -2088,43 +2089,48 @@ impl Game for Cuajo {
         if count == 0 {
             return None; // only sowee secrets: no step for this one
         }
-        let to = normal.clone().nth(rng.below(count) as usize)?;
-        let (Action::Secret(k), &Action::Secret(k2)) = (mine[x.at], to) else {
+        let to = *normal.clone().nth(rng.below(count) as usize)?;
+        let (Action::Secret(k), Action::Secret(k2)) = (mine[x.at], to) else {
             return None;
         };
-        if k == k2 || known.pool[k as usize] != known.pool[k2 as usize] {
+        if k == k2 {
             return None;
         }
-        let swap = |kind: u8| match kind {
-            _ if kind == k => k2,
-            _ if kind == k2 => k,
-            _ => kind,
+        let hidden = Self::hidden_positions(known);
+        let at = |kind: u8| -> Vec<usize> {
+            hidden
+                .iter()
+                .copied()
+                .filter(|&p| deck[p] == kind)
+                .collect()
         };
+        let (mut from, mut into) = (at(k), at(k2));
+        let m = rng.below(from.len().min(into.len()) as u64 + 1) as usize;
+        // The first m of each, a uniformly drawn set (a partial shuffle).
+        for copies in [&mut from, &mut into] {
+            for i in 0..m {
+                let j = i + rng.below((copies.len() - i) as u64) as usize;
+                copies.swap(i, j);
+            }
+        }
         let mut deck = deck.to_vec();
-        for p in Self::hidden_positions(known) {
-            deck[p] = swap(deck[p]);
+        for (&p, &q) in from[..m].iter().zip(&into[..m]) {
+            deck.swap(p, q);
         }
         let mut mine = mine.to_vec();
-        for y in &known.secrets {
-            mine[y.at] = match mine[y.at] {
-                Action::Secret(kind) => Action::Secret(swap(kind)),
-                Action::SoweeSecret(kind) => Action::SoweeSecret(swap(kind)),
-                other => other,
-            };
-        }
+        mine[x.at] = to;
         Some((deck, mine))
     }
 
-    /// Some hidden secret has two normal options with as many unseen copies.
+    /// Some hidden secret has two normal options.
     fn has_walk_choices(known: &Unseen) -> bool {
-        known.secrets.iter().any(|x| {
-            let mut kinds = x.options.iter().filter_map(|&a| match a {
-                Action::Secret(k) => Some(known.pool[k as usize]),
-                _ => None,
-            });
-            let mut seen = [false; 5];
-            kinds.any(|c| std::mem::replace(&mut seen[(c as usize).min(4)], true))
-        })
+        let normal = |x: &UnseenSecret| {
+            x.options
+                .iter()
+                .filter(|a| matches!(a, Action::Secret(_)))
+                .count()
+        };
+        known.secrets.iter().any(|x| normal(x) >= 2)
     }
 
     /// A proposal without its `1 / w` step: one in 500 to 2,500 passed at four positions
