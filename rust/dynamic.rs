@@ -694,21 +694,27 @@ impl<G: Game> Tracked<G> {
         };
         let start = &*self.deal_start;
         let acts = &self.history[self.deal_start_at..];
+        // The deal `deck` with the hidden choices `mine`, if the seat sees the same in it.
+        let fitting = |deck: &[u8], mine: &[G::Action]| {
+            G::replay_deal(known, start, deck, acts, mine, seen.seat)
+                .filter(|(_, s)| seen.fits(s, None))
+        };
         let n = walk.positions.len() as u64;
         let choices = G::has_walk_choices(known);
         for _ in 0..steps {
             // One step in WALK_CHOICE_EVERY, a fixed share, changes a hidden choice instead.
             if choices && walk.rng.below(WALK_CHOICE_EVERY) == 0 {
-                let Some((deck, mine)) =
-                    G::walk_choice(known, &walk.deck, &walk.mine, &mut walk.rng)
-                else {
-                    continue;
-                };
-                if let Some((actions, s)) =
-                    G::replay_deal(known, start, &deck, acts, &mine, seen.seat)
-                        .filter(|(_, s)| seen.fits(s, None))
-                {
-                    (walk.deck, walk.mine, walk.actions, walk.state) = (deck, mine, actions, s);
+                let changed = G::walk_choice(
+                    known,
+                    &walk.positions,
+                    &walk.deck,
+                    &walk.mine,
+                    &mut walk.rng,
+                );
+                if let Some((deck, mine)) = changed {
+                    if let Some((actions, s)) = fitting(&deck, &mine) {
+                        (walk.deck, walk.mine, walk.actions, walk.state) = (deck, mine, actions, s);
+                    }
                 }
                 continue;
             }
@@ -718,12 +724,9 @@ impl<G: Game> Tracked<G> {
                 continue;
             }
             walk.deck.swap(i, j);
-            match G::replay_deal(known, start, &walk.deck, acts, &walk.mine, seen.seat) {
-                Some((actions, s)) if seen.fits(&s, None) => {
-                    walk.actions = actions;
-                    walk.state = s;
-                }
-                _ => walk.deck.swap(i, j),
+            match fitting(&walk.deck, &walk.mine) {
+                Some((actions, s)) => (walk.actions, walk.state) = (actions, s),
+                None => walk.deck.swap(i, j),
             }
         }
     }
@@ -1950,11 +1953,16 @@ mod tests {
                         mine.iter()
                             .any(|a| matches!(a, CuajoAction::SoweeSecret(_))),
                     );
+                    let hidden = Cuajo::hidden_positions(known);
                     for _ in 0..10 {
-                        let Some((d, m)) = Cuajo::walk_choice(known, deck, mine, &mut rng) else {
+                        let Some((d, m)) = Cuajo::walk_choice(known, &hidden, deck, mine, &mut rng)
+                        else {
                             continue;
                         };
                         steps += 1;
+                        for p in (0..deck.len()).filter(|p| !hidden.contains(p)) {
+                            assert_eq!(deck[p], d[p], "a position the seat saw is kept");
+                        }
                         let (mut a, mut b) = (deck.clone(), d);
                         a.sort_unstable();
                         b.sort_unstable();

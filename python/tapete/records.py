@@ -456,21 +456,22 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
     """The records of the JSON Lines file ``path`` (``.jsonl``, or gzip ``.jsonl.gz``), in
     order. Each has the fields of a record (or a `tapete.ParseError` names the file and line);
     `replay` checks that it replays, and names the file and line when it does not."""
-    for number, rec in enumerate_records(path):
+    name = _path(path)
+    for number, rec in enumerate_records(name):
         out = Record(rec)
-        out.where = f"{_path(path)}: line {number}"
+        out.where = f"{name}: line {number}"
         yield out
 
 
 def check(path: Path, *, load_game: Callable[..., Any] | None = None) -> int:
     """Replays every record of ``path`` (`replay`) and gives how many there are; the first bad
     one is a `tapete.ParseError` naming the file and line."""
-    count = 0
-    for number, rec in enumerate_records(path):
+    count, name = 0, _path(path)
+    for number, rec in enumerate_records(name):
         try:
             replay(rec, load_game=load_game)
         except ParseError as error:
-            raise ParseError(f"{_path(path)}: line {number}: {error}") from None
+            raise ParseError(f"{name}: line {number}: {error}") from None
         count += 1
     return count
 
@@ -481,10 +482,11 @@ def _is_state(item: object) -> bool:
 
 def unwritable(path: Path) -> str | None:
     """Why records could not be appended to ``path`` (a directory, no such directory, no
-    permission, a name the system refuses), or ``None``; makes no file and opens none, so
-    that a run can check its file first. Where the file is new, the directory is asked by
-    making a file of another name in it and removing it: the system's own answer (a
-    directory root may write to by its mode can still refuse files, as ``/proc`` does)."""
+    permission, a name the system refuses), or ``None``; never opens or makes the file itself
+    and leaves none, so that a run can check its file first. Where the file is new, the
+    directory is asked by making a file of another name in it and removing it: the system's
+    own answer (a directory root may write to by its mode can still refuse files, as
+    ``/proc`` does)."""
     target = _path(path)
     try:
         os.fsencode(target)  # a lone surrogate has no bytes
@@ -516,7 +518,7 @@ def unwritable(path: Path) -> str | None:
 
 def check_destination(path: object) -> None:
     """A `tapete.ConfigError` unless records can be appended to ``path``: checked before a run
-    plays anything (and makes no file)."""
+    plays anything (and leaves no file)."""
     if not isinstance(path, str | bytes | os.PathLike) or not os.fspath(path):
         raise ConfigError(f"records must be a file path or None, got {_shown.repr(path)}")
     why = unwritable(path)

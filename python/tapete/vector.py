@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete import _core
+from tapete._adapt import action_id
 from tapete._core import Game, State, load_game
 from tapete.errors import ConfigError, IllegalActionError
 
@@ -18,9 +19,12 @@ __all__ = ["Batch", "VectorEnv"]
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
-def _is_int(x: object) -> bool:
-    """An integer of Python or numpy, not a bool."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+def _action_ids(items: list[Any] | tuple[Any, ...]) -> list[int] | None:
+    """The items as int action ids (`action_id`), or ``None`` if one is not an integer."""
+    try:
+        return [action_id(x) for x in items]
+    except TypeError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +104,12 @@ class VectorEnv:
         """
         given: Any = actions
         listed = isinstance(given, list | tuple)
-        ints = listed and all(map(_is_int, given))
-        a: Any
-        if ints:
-            # Read as Python ints: numpy would make [5, 2**63] floats and [2**70] objects.
-            a = np.array([int(x) for x in given], dtype=object)
-        else:
-            a = np.asarray(given)
+        ids = _action_ids(given) if listed else None
+        # A list read as Python ints: numpy would make [5, 2**63] floats and [2**70] objects.
+        a: Any = np.array(ids, dtype=object) if ids is not None else np.asarray(given)
         if a.shape != (self._num_envs,):
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
-        if listed and not ints:
+        if listed and ids is None:
             # not all integers: [True, 3] would read as [1, 3], [1.0, 3] as floats
             kinds = ", ".join(sorted({type(x).__name__ for x in given}))
             raise TypeError(f"actions must be integers, got a list of {kinds}")

@@ -2076,6 +2076,7 @@ impl Game for Cuajo {
     /// exchange: none is tried, so a walk keeps which of them each hidden secret is.
     fn walk_choice(
         known: &Unseen,
+        positions: &[usize],
         deck: &[u8],
         mine: &[Action],
         rng: &mut Rng,
@@ -2084,21 +2085,19 @@ impl Game for Cuajo {
             return None;
         }
         let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
-        let normal = x.options.iter().filter(|a| matches!(a, Action::Secret(_)));
-        let count = normal.clone().count() as u64;
+        let count = x.normal().count() as u64;
         if count == 0 {
             return None; // only sowee secrets: no step for this one
         }
-        let to = *normal.clone().nth(rng.below(count) as usize)?;
+        let to = x.normal().nth(rng.below(count) as usize)?;
         let (Action::Secret(k), Action::Secret(k2)) = (mine[x.at], to) else {
             return None;
         };
         if k == k2 {
             return None;
         }
-        let hidden = Self::hidden_positions(known);
         let at = |kind: u8| -> Vec<usize> {
-            hidden
+            positions
                 .iter()
                 .copied()
                 .filter(|&p| deck[p] == kind)
@@ -2124,13 +2123,7 @@ impl Game for Cuajo {
 
     /// Some hidden secret has two normal options.
     fn has_walk_choices(known: &Unseen) -> bool {
-        let normal = |x: &UnseenSecret| {
-            x.options
-                .iter()
-                .filter(|a| matches!(a, Action::Secret(_)))
-                .count()
-        };
-        known.secrets.iter().any(|x| normal(x) >= 2)
+        known.secrets.iter().any(|x| x.normal().nth(1).is_some())
     }
 
     /// A proposal without its `1 / w` step: one in 500 to 2,500 passed at four positions
@@ -2363,6 +2356,16 @@ enum Event {
 struct UnseenSecret {
     at: usize,
     options: Vec<Action>,
+}
+
+impl UnseenSecret {
+    /// The options that are normal secrets (the kinds a walk's step moves between).
+    fn normal(&self) -> impl Iterator<Item = Action> + Clone + '_ {
+        self.options
+            .iter()
+            .copied()
+            .filter(|a| matches!(a, Action::Secret(_)))
+    }
 }
 
 /// What `seat` has not seen of the current deal, and what it knows of it: for determinisation.
