@@ -2066,14 +2066,16 @@ impl Game for Cuajo {
         (trace == known.trace).then_some((acts, state))
     }
 
-    /// A hidden normal secret's kind changed, `k` to `k2`: the secret drawn uniformly, then
-    /// `k2` uniformly among its normal options, and `m` unseen copies of `k` exchanged with `m`
-    /// of `k2`: `m` drawn uniformly from 0 to the fewer of their unseen copies, then the copies
-    /// of each, uniformly. The unseen cards stay the same as a whole, and the step back (the
-    /// same secret, `k`, the same `m`, the moved copies) is exactly as likely. Copies some seat
-    /// showed or discarded may thus stay where they were, so that every kind the secret may
-    /// be is within reach. A step between a normal and a sowee secret would need another
-    /// exchange: none is tried, so a walk keeps which of them each hidden secret is.
+    /// A hidden secret changed to another of its options: the secret drawn uniformly, then
+    /// its new option uniformly. A secret of kind `k` (the sowee's kind for a sowee secret)
+    /// that becomes one of kind `k2` exchanges `m` unseen copies of `k` with `m` of `k2`: `m`
+    /// drawn uniformly from 0 to the fewer of their unseen copies, then the copies of each,
+    /// uniformly. The unseen cards stay the same as a whole, and the step back (the same
+    /// secret, its old option, the same `m`, the moved copies) is exactly as likely. Copies
+    /// some seat showed or discarded may thus stay where they were, so that every option of
+    /// the secret is within reach: a normal secret and a sowee secret (three copies of the
+    /// sowee and an extra card) are steps of one another, and a sowee secret's extra card
+    /// changes without moving a card.
     fn walk_choice(
         known: &Unseen,
         positions: &[usize],
@@ -2085,45 +2087,46 @@ impl Game for Cuajo {
             return None;
         }
         let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
-        let count = x.normal().count() as u64;
-        if count == 0 {
-            return None; // only sowee secrets: no step for this one
-        }
-        let to = x.normal().nth(rng.below(count) as usize)?;
-        let (Action::Secret(k), Action::Secret(k2)) = (mine[x.at], to) else {
-            return None;
+        let to = x.options[rng.below(x.options.len() as u64) as usize];
+        let kind = |a: Action| match a {
+            Action::Secret(k) => Some(k),
+            Action::SoweeSecret(_) => Some(deck[SOWEE_POS]),
+            _ => None,
         };
-        if k == k2 {
+        let (k, k2) = (kind(mine[x.at])?, kind(to)?);
+        if mine[x.at] == to {
             return None;
-        }
-        let at = |kind: u8| -> Vec<usize> {
-            positions
-                .iter()
-                .copied()
-                .filter(|&p| deck[p] == kind)
-                .collect()
-        };
-        let (mut from, mut into) = (at(k), at(k2));
-        let m = rng.below(from.len().min(into.len()) as u64 + 1) as usize;
-        // The first m of each, a uniformly drawn set (a partial shuffle).
-        for copies in [&mut from, &mut into] {
-            for i in 0..m {
-                let j = i + rng.below((copies.len() - i) as u64) as usize;
-                copies.swap(i, j);
-            }
         }
         let mut deck = deck.to_vec();
-        for (&p, &q) in from[..m].iter().zip(&into[..m]) {
-            deck.swap(p, q);
+        if k != k2 {
+            let at = |kind: u8| -> Vec<usize> {
+                positions
+                    .iter()
+                    .copied()
+                    .filter(|&p| deck[p] == kind)
+                    .collect()
+            };
+            let (mut from, mut into) = (at(k), at(k2));
+            let m = rng.below(from.len().min(into.len()) as u64 + 1) as usize;
+            // The first m of each, a uniformly drawn set (a partial shuffle).
+            for copies in [&mut from, &mut into] {
+                for i in 0..m {
+                    let j = i + rng.below((copies.len() - i) as u64) as usize;
+                    copies.swap(i, j);
+                }
+            }
+            for (&p, &q) in from[..m].iter().zip(&into[..m]) {
+                deck.swap(p, q);
+            }
         }
         let mut mine = mine.to_vec();
         mine[x.at] = to;
         Some((deck, mine))
     }
 
-    /// Some hidden secret has two normal options.
+    /// Some hidden secret has two options.
     fn has_walk_choices(known: &Unseen) -> bool {
-        known.secrets.iter().any(|x| x.normal().nth(1).is_some())
+        known.secrets.iter().any(|x| x.options.len() > 1)
     }
 
     /// A proposal without its `1 / w` step: one in 500 to 2,500 passed at four positions
@@ -2356,16 +2359,6 @@ enum Event {
 struct UnseenSecret {
     at: usize,
     options: Vec<Action>,
-}
-
-impl UnseenSecret {
-    /// The options that are normal secrets (the kinds a walk's step moves between).
-    fn normal(&self) -> impl Iterator<Item = Action> + Clone + '_ {
-        self.options
-            .iter()
-            .copied()
-            .filter(|a| matches!(a, Action::Secret(_)))
-    }
 }
 
 /// What `seat` has not seen of the current deal, and what it knows of it: for determinisation.
