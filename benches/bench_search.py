@@ -4,7 +4,8 @@ Positions: each game played by uniformly random decisions (seeded) to its 5th de
 its last decision (a whole default match for tapete's games: 4 deals of Spoil Five, a match
 to 51 of Cicera). At each, the median time of one call from Python of
 ``information_state_string`` (asked again of the same state), the same of a successor (a clone
-after one action; the column before is its cost without the string), ``observation_string``,
+after one action; the column before is its cost without the string), the same of a state never
+asked before (a clone of one, which builds it from the start of the match), ``observation_string``,
 ``resample_from_infostate``, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS
 iterations per second of one decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random
 rollouts) on hearts against tapete's ``ismcts`` on every game (random and heuristic rollouts),
@@ -71,6 +72,9 @@ def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dic
     seat = state.current_player()
     text = state.serialize()
     action = state.legal_actions()[0]
+    # A copy never asked for its information state: each of its clones builds one from the
+    # start of the match, as a state just loaded or resampled does.
+    fresh = state.clone()
     state.information_state_string(seat)
 
     def successor() -> Any:
@@ -83,6 +87,9 @@ def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dic
         "clone + apply": median_us(successor),
         "the same + information_state_string": median_us(
             lambda: successor().information_state_string(seat)
+        ),
+        "the same, first asked (clone + string)": median_us(
+            lambda: fresh.clone().information_state_string(seat)
         ),
         "observation_string": median_us(lambda: state.observation_string(seat)),
         "resample_from_infostate": median_us(lambda: sampler(state, seat)),

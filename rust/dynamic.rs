@@ -80,6 +80,8 @@ impl<G: Game> Default for Transcripts<G> {
 struct Transcript<G: Game> {
     text: String,
     summary: String,
+    /// [`Game::deal_summary_key`] of the summary.
+    key: u128,
     replay: Tracked<G>,
 }
 
@@ -441,6 +443,7 @@ impl<G: Game> Tracked<G> {
             Transcript {
                 text: summary.clone(),
                 summary,
+                key: replay.state.deal_summary_key(seat),
                 replay,
             }
         });
@@ -452,6 +455,11 @@ impl<G: Game> Tracked<G> {
                 x.text.push_str(&line);
             }
             x.replay.step(a);
+            let key = x.replay.state.deal_summary_key(seat);
+            if key == x.key {
+                continue;
+            }
+            x.key = key;
             let now = x.replay.state.deal_summary(seat);
             if now != x.summary {
                 x.text.push('\n');
@@ -2080,6 +2088,47 @@ mod tests {
                     .unwrap();
             }
         }
+    }
+
+    /// An information state builds a deal summary again only when its key changes
+    /// ([`Game::deal_summary_key`]): at every action of random games, whenever a seat's key is
+    /// the same after the action as before, so is its summary.
+    #[test]
+    fn a_deal_summary_changes_only_with_its_key() {
+        use serde_json::json;
+        fn check<G: Game>(config: Value, games: u64) {
+            let seats = G::num_players(&GameOf::<G>::from_json(config.clone()).unwrap().config);
+            let summaries = |s: &G| -> Vec<(u128, String)> {
+                (0..seats)
+                    .map(|q| (s.deal_summary_key(q), s.deal_summary(q)))
+                    .collect()
+            };
+            let mut before: Vec<(u128, String)> = Vec::new();
+            let mut changed = 0;
+            each_decision::<G>(config, games, |t, _| {
+                let now = summaries(&t.state);
+                if !t.history.is_empty() {
+                    for ((k0, s0), (k1, s1)) in before.iter().zip(&now) {
+                        assert!(k0 != k1 || s0 == s1, "{}: {s0:?} became {s1:?}", G::NAME);
+                        changed += usize::from(s0 != s1);
+                    }
+                }
+                before = now;
+                true
+            });
+            assert!(changed > 0, "{}", G::NAME);
+        }
+        check::<SpoilFive>(json!({}), 20);
+        check::<SpoilFive>(json!({"rob_timing": "before_first_lead", "players": 6}), 20);
+        check::<Cicera>(json!({}), 3);
+        check::<Cicera>(json!({"deal_style": "packets"}), 3);
+        check::<CauRobat>(json!({"hands_to_win": 3}), 5);
+        check::<CauRobat>(json!({"players": 5, "hands_to_win": 3}), 5);
+        check::<Cuajo>(json!({"hands_per_match": 3}), 10);
+        check::<Cuajo>(
+            json!({"purro_call": "optional", "purro_marker": "player_choice", "hands_per_match": 3}),
+            10,
+        );
     }
 
     #[test]

@@ -87,6 +87,11 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     /// What `seat` has been dealt in the current deal, with the public table it was dealt to;
     /// the information state repeats it whenever it changes (a new deal, a new packet).
     fn deal_summary(&self, seat: usize) -> String;
+    /// Everything [`Game::deal_summary`] of `seat` is made from that may change from one
+    /// state of a game to the next, packed: an information state builds the summary again only
+    /// after an action that changes this (building it after every action cost most of a long
+    /// match's first information state).
+    fn deal_summary_key(&self, seat: usize) -> u128;
     /// How `seat` sees `action` taken now by the current player; `None` if it sees nothing.
     fn action_seen_by(&self, action: Self::Action, seat: usize) -> Option<String>;
     /// What `seat` knows of a deal that every re-deal of it must keep (the cards it saw, what it

@@ -1319,6 +1319,11 @@ impl Game for CauRobat {
         )
     }
 
+    /// The hand's number: its dealer and deck are set when it starts.
+    fn deal_summary_key(&self, _seat: usize) -> u128 {
+        u128::from(self.hand)
+    }
+
     fn action_seen_by(&self, action: Action, _seat: usize) -> Option<String> {
         let card = (self.hands[self.to_play as usize] & rank_cards(action.0 as usize))
             .trailing_zeros() as u8;

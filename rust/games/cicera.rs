@@ -1550,6 +1550,12 @@ impl Game for Cicera {
         )
     }
 
+    /// The hand's number and the seat's cards so far: a hand's dealer is set when it starts,
+    /// and its first table with its first packet.
+    fn deal_summary_key(&self, seat: usize) -> u128 {
+        u128::from(self.hand) << 64 | u128::from(self.dealt[seat])
+    }
+
     fn action_seen_by(&self, action: Action, _seat: usize) -> Option<String> {
         Some(format!("seat {}: {action}", self.to_play))
     }

@@ -1522,6 +1522,12 @@ impl Game for SpoilFive {
         )
     }
 
+    /// The deal's number and the seat's cards: a deal's dealer, turn-up and antes are set
+    /// when it is dealt.
+    fn deal_summary_key(&self, seat: usize) -> u128 {
+        u128::from(self.deal) << 64 | u128::from(self.dealt[seat])
+    }
+
     fn action_seen_by(&self, action: Action, seat: usize) -> Option<String> {
         let actor = self.to_play as usize;
         let text = match action {

@@ -1906,6 +1906,27 @@ impl Game for Cuajo {
         s
     }
 
+    /// The hand's number (its dealer, deck and sowee are set when it starts), every seat's
+    /// purro call, marker and penalty, whether the hand has a result, and whether the seat sees
+    /// the table as it was before a marker decision (then that table's key).
+    fn deal_summary_key(&self, seat: usize) -> u128 {
+        if let Some(before) = self.masked(Some(seat)) {
+            return before.deal_summary_key(seat) | 1 << 127;
+        }
+        let mut key = u128::from(self.hand) << 80 | u128::from(self.result.is_some()) << 72;
+        for q in 0..SEATS {
+            let marker = match self.marker[q] {
+                Marker::None => 0,
+                Marker::Coin => 1,
+                Marker::King(s) => 2 + u128::from(s),
+            };
+            let status =
+                u128::from(self.purro[q]) << 16 | marker << 8 | u128::from(self.penalty[q]);
+            key |= status << (18 * q);
+        }
+        key
+    }
+
     fn action_seen_by(&self, action: Action, seat: usize) -> Option<String> {
         if self.hidden_from(seat) && action == Action::Pass {
             return None;
