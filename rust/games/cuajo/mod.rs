@@ -1906,14 +1906,16 @@ impl Game for Cuajo {
         s
     }
 
-    /// The hand's number (its dealer, deck and sowee are set when it starts), every seat's
-    /// purro call, marker and penalty, whether the hand has a result, and whether the seat sees
-    /// the table as it was before a marker decision (then that table's key).
+    /// The hands started and finished (a hand's dealer, deck and sowee are set when it starts,
+    /// the last hand's result when it ends; the match's last hand ends without a next one),
+    /// every seat's purro call, marker and penalty, and whether the seat sees the table as it
+    /// was before a marker decision (then that table's key).
     fn deal_summary_key(&self, seat: usize) -> u128 {
         if let Some(before) = self.masked(Some(seat)) {
             return before.deal_summary_key(seat) | 1 << 127;
         }
-        let mut key = u128::from(self.hand) << 80 | u128::from(self.result.is_some()) << 72;
+        let hands = u128::from(self.hand) + self.past.len() as u128;
+        let mut key = hands << 72;
         for q in 0..SEATS {
             let marker = match self.marker[q] {
                 Marker::None => 0,
