@@ -76,6 +76,25 @@ def record(module: Any, game_name: str, config: dict[str, Any], seed: int) -> di
     }
 
 
+def information_states(game_name: str, config: dict[str, Any], seed: int) -> list[str]:
+    """The engine's information state of every seat at the end of the playthrough (each one
+    asked before is a prefix of it: a seeded game's transcript only grows)."""
+    state = tapete.load_game(game_name, **config).new_initial_state(seed=seed)
+    bot = random.Random(seed)
+    seats = range(state.num_players())
+    seen: list[list[str]] = [[] for _ in seats]
+    while not state.is_terminal():
+        for q in seats:
+            seen[q].append(state.information_state_string(q))
+        legal = state.legal_actions()
+        action = cuajo_choose(state, bot) if game_name == "cuajo" else bot.choice(legal)
+        state.apply_action(action)
+    final = [state.information_state_string(q) for q in seats]
+    for q in seats:
+        assert all(final[q].startswith(text) for text in seen[q])
+    return final
+
+
 def golden(game_name: str) -> list[dict[str, Any]]:
     return json.loads((GOLDEN / f"{game_name}.json").read_text())
 
@@ -91,6 +110,19 @@ def test_playthroughs(impl: Any, game_name: str) -> None:
         assert got["returns"] == expected["returns"]
 
 
+@pytest.mark.parametrize("game_name", sorted(PLAYTHROUGHS))
+def test_information_states(game_name: str) -> None:
+    """The engine's information state strings at the end of each playthrough, line by line
+    (their format is the engine's own: the reference writes its own), so that a change to what
+    a seat is told shows as a reviewable diff of tests/data/golden/<game>.information_states.json.
+    """
+    path = GOLDEN / f"{game_name}.information_states.json"
+    for expected in json.loads(path.read_text()):
+        got = information_states(game_name, expected["config"], expected["seed"])
+        lines = [text.split("\n") for text in got]
+        assert lines == expected["final"], f"{expected['config']} seed {expected['seed']}"
+
+
 def test_every_registered_game_has_playthroughs() -> None:
     assert sorted(PLAYTHROUGHS) == sorted(tapete.list_games())
 
@@ -100,4 +132,14 @@ if __name__ == "__main__":
     for name, cases in PLAYTHROUGHS.items():
         data = [record(tapete, name, config, seed) for config, seed in cases]
         (GOLDEN / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+        states = [
+            {
+                "config": c,
+                "seed": seed,
+                "final": [text.split("\n") for text in information_states(name, c, seed)],
+            }
+            for c, seed in cases
+        ]
+        text = json.dumps(states, indent=1) + "\n"
+        (GOLDEN / f"{name}.information_states.json").write_text(text)
         print(f"wrote {GOLDEN / name}.json: {sum(len(d['steps']) for d in data)} steps")
