@@ -2111,15 +2111,15 @@ impl Game for Cuajo {
         }
         let x = &known.secrets[rng.below(known.secrets.len() as u64) as usize];
         let to = x.options[rng.below(x.options.len() as u64) as usize];
+        if mine[x.at] == to {
+            return None;
+        }
         let kind = |a: Action| match a {
             Action::Secret(k) => Some(k),
             Action::SoweeSecret(_) => Some(deck[SOWEE_POS]),
             _ => None,
         };
         let (k, k2) = (kind(mine[x.at])?, kind(to)?);
-        if mine[x.at] == to {
-            return None;
-        }
         let mut deck = deck.to_vec();
         if k != k2 {
             let at = |kind: u8| -> Vec<usize> {
