@@ -74,14 +74,16 @@ impl<G: Game> Default for Transcripts<G> {
     }
 }
 
-/// The information state string of `seat` at the end of `replay` (its history and decks say of
-/// which game), and the last summary line in it.
+/// The information state string of `seat` at the end of `replay` (its seed, first dealer,
+/// decks and history say of which game), and the last summary line in it.
 #[derive(Clone)]
 struct Transcript<G: Game> {
     text: String,
     summary: String,
     /// [`Game::deal_summary_key`] of the summary.
     key: u128,
+    /// The first dealer drawn by chance in the explicit mode (not in `replay`'s seed).
+    dealer: Option<u8>,
     replay: Tracked<G>,
 }
 
@@ -399,7 +401,7 @@ impl<G: Game> Tracked<G> {
     /// A seeded-mode copy at the start of the first deal, with this state's decks (and first
     /// dealer): replaying the decisions on it gives the states this one went through.
     fn replay_start(&self) -> Self {
-        let dealer = self.chance.as_ref().and_then(|x| x.dealer);
+        let dealer = self.drawn_dealer();
         let mut t = Tracked::<G>::new(self.config.clone(), self.seed, self.decks.clone());
         if dealer.is_some() {
             t.state = Self::first_state(&self.config, self.seed, dealer, &self.decks[0]);
@@ -422,15 +424,10 @@ impl<G: Game> Tracked<G> {
         if self.chance.as_ref().is_some_and(|x| !x.dealt) {
             return f(&self.chance_line());
         }
-        // Explicit chance outcomes (the dealer, the cards) are not all in the seed, decks and
-        // history a cached transcript is checked against: that mode replays every time.
-        if self.chance.is_some() {
-            let mut out = self.transcript(seat, None).text;
-            if self.is_chance_node() {
-                out.push('\n');
-                out.push_str(&self.chance_line());
-            }
-            return f(&out);
+        if self.is_chance_node() {
+            return self.with_cached_transcript(seat, |text| {
+                f(&format!("{text}\n{}", self.chance_line()))
+            });
         }
         self.with_cached_transcript(seat, f)
     }
@@ -444,6 +441,7 @@ impl<G: Game> Tracked<G> {
                 text: summary.clone(),
                 summary,
                 key: replay.state.deal_summary_key(seat),
+                dealer: self.drawn_dealer(),
                 replay,
             }
         });
@@ -470,8 +468,15 @@ impl<G: Game> Tracked<G> {
         x
     }
 
-    /// [`Tracked::transcript`] of a seeded state, continued from the cached one when that is a
-    /// transcript of this game: the same seed, decks and actions up to its point.
+    /// The first dealer drawn by chance (explicit mode), if any.
+    fn drawn_dealer(&self) -> Option<u8> {
+        self.chance.as_ref().and_then(|x| x.dealer)
+    }
+
+    /// [`Tracked::transcript`], continued from the cached one when that is a transcript of this
+    /// game: the same seed, first dealer, decks and actions up to its point. (In the explicit
+    /// mode the decks hold the cards chance dealt so far and stand-ins for the others: any
+    /// card dealt since changes them, and the transcript is built again.)
     fn with_cached_transcript<R>(&self, seat: usize, f: impl FnOnce(&str) -> R) -> R {
         let cache = self
             .transcripts
@@ -484,6 +489,7 @@ impl<G: Game> Tracked<G> {
         let from = cache[seat].take().filter(|x| {
             let (history, decks) = (&x.replay.history, &x.replay.decks);
             x.replay.seed == self.seed
+                && x.dealer == self.drawn_dealer()
                 && self.history.starts_with(history)
                 && self.decks.starts_with(decks)
         });
@@ -2138,6 +2144,55 @@ mod tests {
             json!({"purro_call": "optional", "purro_marker": "player_choice", "hands_per_match": 3}),
             10,
         );
+    }
+
+    /// A cached information state (kept by a state and its clones, continued action by
+    /// action) is the one built from the start, in the seeded and the explicit mode: at every
+    /// step of random games, for every seat, of the state and of a clone that took another
+    /// action (and so left the cache to a line the state does not follow).
+    #[test]
+    fn a_cached_information_state_is_the_one_built_anew() {
+        use serde_json::json;
+        fn check<G: Game>(config: Value, games: u64) {
+            for explicit in [false, true] {
+                let mut config = config.clone();
+                config["explicit_chance"] = explicit.into();
+                let game = GameOf::<G>::from_json(config).unwrap();
+                let seats = G::num_players(&game.config);
+                let anew = |t: &Tracked<G>, q: usize| {
+                    let mut t = t.clone();
+                    t.transcripts = Transcripts::default();
+                    t.information_state_string(q)
+                };
+                let mut legal = Vec::new();
+                for seed in 0..games {
+                    let mut t = match explicit {
+                        true => Tracked::<G>::new_explicit(game.config.clone(), seed, Vec::new()),
+                        false => Tracked::<G>::new(game.config.clone(), seed, Vec::new()),
+                    };
+                    let mut rng = Rng::new(seed);
+                    while !t.is_terminal() {
+                        legal.clear();
+                        DynState::legal_actions(&t, &mut legal);
+                        let mut other = t.clone();
+                        let id = legal[rng.below(legal.len() as u64) as usize];
+                        DynState::apply(&mut other, id).unwrap();
+                        let id = legal[rng.below(legal.len() as u64) as usize];
+                        DynState::apply(&mut t, id).unwrap();
+                        for s in [&t, &other] {
+                            for q in 0..seats {
+                                let text = s.information_state_string(q);
+                                assert_eq!(text, anew(s, q), "{} seed {seed}", G::NAME);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        check::<SpoilFive>(json!({"num_deals": 2}), 4);
+        check::<Cicera>(json!({"game_mode": "single_hand", "packet_size": 4}), 2);
+        check::<CauRobat>(json!({"hands_to_win": 2}), 2);
+        check::<Cuajo>(json!({}), 2);
     }
 
     #[test]
