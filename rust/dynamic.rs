@@ -524,8 +524,10 @@ impl<G: Game> Tracked<G> {
     }
 
     /// The fallback when no proposal fits and the game names no hidden positions: the hidden
-    /// cards as they are, a new RNG.
+    /// cards as they are, a new RNG. Of a decision (at a chance node the next deal's deck may
+    /// not be recorded yet).
     pub(crate) fn kept(&self, seed: u64) -> Self {
+        debug_assert!(!self.is_chance_node(), "kept is for decisions");
         let mut out = self.clone();
         out.decks.truncate(self.state.deal_index() + 1);
         out.transcripts = Transcripts::default();
@@ -2193,6 +2195,38 @@ mod tests {
         check::<Cicera>(json!({"game_mode": "single_hand", "packet_size": 4}), 2);
         check::<CauRobat>(json!({"hands_to_win": 2}), 2);
         check::<Cuajo>(json!({}), 2);
+    }
+
+    /// A kept information state of the explicit mode is of the same first dealer: two states
+    /// whose dealers differ but whose seed, decks and history agree (chance dealt both the
+    /// same cards) do not share one. (Clones always share their dealer: this test shares the
+    /// cache by hand.)
+    #[test]
+    fn a_kept_information_state_is_of_the_same_first_dealer() {
+        let json = serde_json::json!({"explicit_chance": true, "first_dealer": "random"});
+        let game = GameOf::<SpoilFive>::from_json(json).unwrap();
+        let dealt_by = |dealer: usize| {
+            let mut t = Tracked::<SpoilFive>::new_explicit(game.config.clone(), 0, Vec::new());
+            DynState::apply(&mut t, dealer).unwrap();
+            let mut legal = Vec::new();
+            while t.is_chance_node() {
+                legal.clear();
+                DynState::legal_actions(&t, &mut legal);
+                DynState::apply(&mut t, legal[0]).unwrap();
+            }
+            t
+        };
+        let (a, mut b) = (dealt_by(0), dealt_by(1));
+        assert_eq!((&a.decks, &a.history), (&b.decks, &b.history));
+        let mut anew = b.clone();
+        anew.transcripts = Transcripts::default();
+        a.information_state_string(0);
+        b.transcripts = a.transcripts.clone();
+        assert_eq!(
+            b.information_state_string(0),
+            anew.information_state_string(0)
+        );
+        assert_ne!(a.information_state_string(0), b.information_state_string(0));
     }
 
     #[test]
