@@ -21,6 +21,8 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 
 def _action_ids(items: list[Any] | tuple[Any, ...]) -> list[int] | None:
     """The items as int action ids (`action_id`), or ``None`` if one is not an integer."""
+    if all(type(x) is int for x in items):  # the usual list, without a call per item
+        return list(items)
     try:
         return [action_id(x) for x in items]
     except TypeError:
@@ -105,8 +107,16 @@ class VectorEnv:
         given: Any = actions
         listed = isinstance(given, list | tuple)
         ids = _action_ids(given) if listed else None
-        # A list read as Python ints: numpy would make [5, 2**63] floats and [2**70] objects.
-        a: Any = np.array(ids, dtype=object) if ids is not None else np.asarray(given)
+        a: Any
+        if ids is None:
+            a = np.asarray(given)
+        else:
+            # A list read as Python ints: numpy would make [5, 2**63] floats and [2**70] objects;
+            # those beyond int64 stay Python ints, for their message below.
+            try:
+                a = np.array(ids, dtype=np.int64)
+            except OverflowError:
+                a = np.array(ids, dtype=object)
         if a.shape != (self._num_envs,):
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
         if listed and ids is None:
