@@ -2148,6 +2148,13 @@ mod tests {
         );
     }
 
+    /// The information state of `seat` built from the start (by a clone with no kept one).
+    fn built_anew<G: Game>(t: &Tracked<G>, seat: usize) -> String {
+        let mut t = t.clone();
+        t.transcripts = Transcripts::default();
+        t.information_state_string(seat)
+    }
+
     /// A cached information state (kept by a state and its clones, continued action by
     /// action) is the one built from the start, in the seeded and the explicit mode: at every
     /// step of random games, for every seat, of the state and of a clone that took another
@@ -2161,11 +2168,6 @@ mod tests {
                 config["explicit_chance"] = explicit.into();
                 let game = GameOf::<G>::from_json(config).unwrap();
                 let seats = G::num_players(&game.config);
-                let anew = |t: &Tracked<G>, q: usize| {
-                    let mut t = t.clone();
-                    t.transcripts = Transcripts::default();
-                    t.information_state_string(q)
-                };
                 let mut legal = Vec::new();
                 for seed in 0..games {
                     let mut t = match explicit {
@@ -2184,7 +2186,7 @@ mod tests {
                         for s in [&t, &other] {
                             for q in 0..seats {
                                 let text = s.information_state_string(q);
-                                assert_eq!(text, anew(s, q), "{} seed {seed}", G::NAME);
+                                assert_eq!(text, built_anew(s, q), "{} seed {seed}", G::NAME);
                             }
                         }
                     }
@@ -2218,14 +2220,10 @@ mod tests {
         };
         let (a, mut b) = (dealt_by(0), dealt_by(1));
         assert_eq!((&a.decks, &a.history), (&b.decks, &b.history));
-        let mut anew = b.clone();
-        anew.transcripts = Transcripts::default();
+        let anew = built_anew(&b, 0);
         a.information_state_string(0);
         b.transcripts = a.transcripts.clone();
-        assert_eq!(
-            b.information_state_string(0),
-            anew.information_state_string(0)
-        );
+        assert_eq!(b.information_state_string(0), anew);
         assert_ne!(a.information_state_string(0), b.information_state_string(0));
     }
 

@@ -141,8 +141,8 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
         None
     }
 
-    /// A step of that walk that changes one of the hidden choices in `mine` (a Cuajo secret's
-    /// kind) together with the cards at `positions` (the walk's [`Game::hidden_positions`]) it
+    /// A step of that walk that changes one of the hidden choices in `mine` (a Cuajo hidden
+    /// secret) together with the cards at `positions` (the walk's [`Game::hidden_positions`]) it
     /// needs, or `None` (this try changes nothing).
     /// Drawn so that the step back is as likely as the step (the walk's steps are symmetric);
     /// the walk keeps it only if the replay fits. The default has none: a walk then keeps the
