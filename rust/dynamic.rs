@@ -66,7 +66,15 @@ pub struct Tracked<G: Game> {
 struct Transcripts<G: Game>(OnceLock<Arc<Mutex<Slots<G>>>>);
 
 /// One slot per seat.
-type Slots<G> = Vec<Option<Transcript<G>>>;
+type Slots<G> = Vec<Option<Entry<G>>>;
+
+#[allow(clippy::large_enum_variant)] // one entry per seat
+enum Entry<G: Game> {
+    Built(Transcript<G>),
+    /// A world's (a re-deal of the current deal of the state it was drawn from): what that
+    /// state's transcript held of the deals before, built on when first asked.
+    Inherited(Arc<Prefix>),
+}
 
 impl<G: Game> Default for Transcripts<G> {
     fn default() -> Self {
@@ -85,6 +93,47 @@ struct Transcript<G: Game> {
     /// The first dealer drawn by chance in the explicit mode (not in `replay`'s seed).
     dealer: Option<u8>,
     replay: Tracked<G>,
+    /// Where the latest deal started, if after the first: what a re-deal of that deal keeps.
+    cut: Option<DealCut>,
+}
+
+/// A transcript at the start of a deal, before the seat's summary of it: the part that depends
+/// only on the actions and decks before the deal, which a re-deal of it keeps.
+struct Prefix {
+    /// Actions before the deal (its `deal_start_at`).
+    at: usize,
+    text: String,
+    /// The seat's summary of the deal before.
+    summary: String,
+    dealer: Option<u8>,
+}
+
+impl<G: Game> Transcript<G> {
+    /// After an action: the seat's summary again if what it is made from changed, and a line
+    /// of it if it reads differently.
+    fn summary_after_action(&mut self, seat: usize) {
+        let key = self.replay.state.deal_summary_key(seat);
+        if key == self.key {
+            return;
+        }
+        self.key = key;
+        let now = self.replay.state.deal_summary(seat);
+        if now != self.summary {
+            self.text.push('\n');
+            self.text.push_str(&now);
+            self.summary = now;
+        }
+    }
+}
+
+/// Where a transcript's [`Prefix`] ends in it; the prefix itself is made when a world first
+/// takes it, and then shared by every world of that deal.
+#[derive(Clone)]
+struct DealCut {
+    at: usize,
+    text_len: usize,
+    summary: String,
+    prefix: Option<Arc<Prefix>>,
 }
 
 impl<G: Game> PartialEq for Transcripts<G> {
@@ -443,6 +492,7 @@ impl<G: Game> Tracked<G> {
                 key: replay.state.deal_summary_key(seat),
                 dealer: self.drawn_dealer(),
                 replay,
+                cut: None,
             }
         });
         // Decks recorded since (deals started after a resample come from its new RNG).
@@ -453,19 +503,100 @@ impl<G: Game> Tracked<G> {
                 x.text.push_str(&line);
             }
             x.replay.step(a);
-            let key = x.replay.state.deal_summary_key(seat);
-            if key == x.key {
-                continue;
+            if x.replay.deal_start_at == x.replay.history.len() {
+                x.cut = Some(DealCut {
+                    at: x.replay.deal_start_at,
+                    text_len: x.text.len(),
+                    summary: x.summary.clone(),
+                    prefix: None,
+                });
             }
-            x.key = key;
-            let now = x.replay.state.deal_summary(seat);
-            if now != x.summary {
-                x.text.push('\n');
-                x.text.push_str(&now);
-                x.summary = now;
-            }
+            x.summary_after_action(seat);
         }
         x
+    }
+
+    /// Per seat, what a world (a re-deal of this state's current deal, after the first deal)
+    /// takes from this state's cached transcripts: the prefix of those that reached the deal.
+    fn prefixes(&self) -> Option<Slots<G>> {
+        let at = self.deal_start_at;
+        let mut cache = self.transcripts.0.get()?.lock().ok()?;
+        let mut any = false;
+        let out = cache
+            .iter_mut()
+            .map(|entry| {
+                let Some(Entry::Built(x)) = entry else {
+                    return None;
+                };
+                if !self.continues(x) {
+                    return None;
+                }
+                let dealer = x.dealer;
+                let cut = x.cut.as_mut().filter(|c| c.at == at && at > 0)?;
+                let prefix = cut.prefix.get_or_insert_with(|| {
+                    Arc::new(Prefix {
+                        at,
+                        text: x.text[..cut.text_len].to_owned(),
+                        summary: cut.summary.clone(),
+                        dealer,
+                    })
+                });
+                any = true;
+                Some(Entry::Inherited(prefix.clone()))
+            })
+            .collect();
+        any.then_some(out)
+    }
+
+    /// The transcript of `seat` from a prefix inherited from the state this one was drawn
+    /// from, if it is still in that deal: the prefix, then the seat's summary of this deal.
+    /// Only the current deal is then replayed.
+    fn transcript_from_prefix(&self, seat: usize, p: &Arc<Prefix>) -> Option<Transcript<G>> {
+        let at = p.at;
+        if self.deal_start_at != at || self.chance.is_some() || p.dealer.is_some() {
+            return None;
+        }
+        let replay = Tracked {
+            config: self.config.clone(),
+            seed: self.seed,
+            decks: self.decks.clone(),
+            history: self.history[..at].to_vec(),
+            state: (*self.deal_start).clone(),
+            deal_start: self.deal_start.clone(),
+            deal_start_at: at,
+            returns_before: self.returns_before.clone(),
+            chance: None,
+            transcripts: Transcripts::default(),
+        };
+        let mut text = p.text.clone();
+        let summary = replay.state.deal_summary(seat);
+        if summary != p.summary {
+            text.push('\n');
+            text.push_str(&summary);
+        }
+        Some(Transcript {
+            text,
+            key: replay.state.deal_summary_key(seat),
+            dealer: None,
+            replay,
+            cut: Some(DealCut {
+                at,
+                text_len: p.text.len(),
+                summary: p.summary.clone(),
+                prefix: Some(p.clone()),
+            }),
+            summary,
+        })
+    }
+
+    /// Whether a cached transcript is of this state's game: the same seed, first dealer, decks
+    /// and actions up to its point.
+    fn continues(&self, x: &Transcript<G>) -> bool {
+        let (history, decks) = (&x.replay.history, &x.replay.decks);
+        x.replay.seed == self.seed
+            && x.dealer == self.drawn_dealer()
+            && self.history.starts_with(history)
+            && self.decks.starts_with(decks)
     }
 
     /// The first dealer drawn by chance (explicit mode), if any.
@@ -486,15 +617,16 @@ impl<G: Game> Tracked<G> {
         if cache.len() <= seat {
             cache.resize_with(seat + 1, || None);
         }
-        let from = cache[seat].take().filter(|x| {
-            let (history, decks) = (&x.replay.history, &x.replay.decks);
-            x.replay.seed == self.seed
-                && x.dealer == self.drawn_dealer()
-                && self.history.starts_with(history)
-                && self.decks.starts_with(decks)
-        });
+        let from = match cache[seat].take() {
+            Some(Entry::Built(x)) => Some(x).filter(|x| self.continues(x)),
+            Some(Entry::Inherited(p)) => self.transcript_from_prefix(seat, &p),
+            None => None,
+        };
         let x = self.transcript(seat, from);
-        f(&cache[seat].insert(x).text)
+        let Entry::Built(x) = cache[seat].insert(Entry::Built(x)) else {
+            unreachable!("just built")
+        };
+        f(&x.text)
     }
 
     /// A state `seat` cannot tell from this one, with the hidden cards of the current deal
@@ -800,6 +932,10 @@ impl<G: Game> Tracked<G> {
             }
         }
         out.deal_start = Arc::new(start);
+        // What the seats' cached transcripts hold of the deals before this one is the world's.
+        if let Some(prefixes) = self.prefixes() {
+            out.transcripts = Transcripts(OnceLock::from(Arc::new(Mutex::new(prefixes))));
+        }
         Some(out)
     }
 
@@ -2163,6 +2299,7 @@ mod tests {
     fn a_cached_information_state_is_the_one_built_anew() {
         use serde_json::json;
         fn check<G: Game>(config: Value, games: u64) {
+            let mut inherited = 0;
             for explicit in [false, true] {
                 let mut config = config.clone();
                 config["explicit_chance"] = explicit.into();
@@ -2189,14 +2326,28 @@ mod tests {
                                 assert_eq!(text, built_anew(s, q), "{} seed {seed}", G::NAME);
                             }
                         }
+                        // A world starts from what the state's transcripts hold of earlier
+                        // deals. (Early in a deal: late in a Cuajo hand a world can cost
+                        // milliseconds.)
+                        if t.is_terminal() || t.history.len() > t.deal_start_at + 8 {
+                            continue;
+                        }
+                        let world = t.resample(rng.below(seats as u64) as usize, rng.next_u64());
+                        inherited += usize::from(world.transcripts.0.get().is_some());
+                        for q in 0..seats {
+                            let text = world.information_state_string(q);
+                            assert_eq!(text, built_anew(&world, q), "{} seed {seed}", G::NAME);
+                        }
                     }
                 }
             }
+            // Worlds of the seeded mode after the first deal.
+            assert!(inherited >= 5, "{}: {inherited} worlds inherited", G::NAME);
         }
         check::<SpoilFive>(json!({"num_deals": 2}), 4);
-        check::<Cicera>(json!({"game_mode": "single_hand", "packet_size": 4}), 2);
+        check::<Cicera>(json!({"max_hands": 2, "packet_size": 4}), 2);
         check::<CauRobat>(json!({"hands_to_win": 2}), 2);
-        check::<Cuajo>(json!({}), 2);
+        check::<Cuajo>(json!({"hands_per_match": 2}), 2);
     }
 
     /// A kept information state of the explicit mode is of the same first dealer: two states
