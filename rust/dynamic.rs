@@ -71,9 +71,12 @@ type Slots<G> = Vec<Option<Entry<G>>>;
 #[allow(clippy::large_enum_variant)] // one entry per seat
 enum Entry<G: Game> {
     Built(Transcript<G>),
-    /// A world's (a re-deal of the current deal of the state it was drawn from): what that
-    /// state's transcript held of the deals before, built on when first asked.
-    Inherited(Arc<Prefix>),
+    /// A world's (a re-deal of the current deal of a state): what the transcript of that state
+    /// held of the deals before, built on when first asked.
+    Inherited(Arc<Prefix<G>>),
+    /// A world's, for a seat whose transcript that state did not hold: that state's cache,
+    /// where the world leaves the prefix it builds for the next worlds (and the state).
+    Parent(Arc<Mutex<Slots<G>>>),
 }
 
 impl<G: Game> Default for Transcripts<G> {
@@ -94,21 +97,38 @@ struct Transcript<G: Game> {
     dealer: Option<u8>,
     replay: Tracked<G>,
     /// Where the latest deal started, if after the first: what a re-deal of that deal keeps.
-    cut: Option<DealCut>,
+    cut: Option<DealCut<G>>,
 }
 
-/// A transcript at the start of a deal, before the seat's summary of it: the part that depends
-/// only on the actions and decks before the deal, which a re-deal of it keeps.
-struct Prefix {
-    /// Actions before the deal (its `deal_start_at`).
-    at: usize,
+/// A transcript at the start of a deal (after the first), before the seat's summary of it:
+/// the part that depends only on the seed and the actions and decks before the deal, which a
+/// re-deal of it keeps. Those are kept too, to check that a state is of the same game.
+struct Prefix<G: Game> {
+    seed: u64,
+    history: Vec<G::Action>,
+    decks: Vec<Vec<u8>>,
     text: String,
     /// The seat's summary of the deal before.
     summary: String,
-    dealer: Option<u8>,
 }
 
 impl<G: Game> Transcript<G> {
+    /// The prefix of the latest deal this transcript reached (made once, then shared), if
+    /// after the first deal and in the seeded mode.
+    fn prefix(x: &mut Self) -> Option<Arc<Prefix<G>>> {
+        let cut = x.cut.as_mut().filter(|_| x.dealer.is_none())?;
+        let prefix = cut.prefix.get_or_insert_with(|| {
+            Arc::new(Prefix {
+                seed: x.replay.seed,
+                history: x.replay.history[..cut.at].to_vec(),
+                decks: x.replay.decks[..cut.deal].to_vec(),
+                text: x.text[..cut.text_len].to_owned(),
+                summary: cut.summary.clone(),
+            })
+        });
+        Some(prefix.clone())
+    }
+
     /// After an action: the seat's summary again if what it is made from changed, and a line
     /// of it if it reads differently.
     fn summary_after_action(&mut self, seat: usize) {
@@ -129,11 +149,13 @@ impl<G: Game> Transcript<G> {
 /// Where a transcript's [`Prefix`] ends in it; the prefix itself is made when a world first
 /// takes it, and then shared by every world of that deal.
 #[derive(Clone)]
-struct DealCut {
+struct DealCut<G: Game> {
+    /// Actions and decks before the deal.
     at: usize,
+    deal: usize,
     text_len: usize,
     summary: String,
-    prefix: Option<Arc<Prefix>>,
+    prefix: Option<Arc<Prefix<G>>>,
 }
 
 impl<G: Game> PartialEq for Transcripts<G> {
@@ -506,6 +528,7 @@ impl<G: Game> Tracked<G> {
             if x.replay.deal_start_at == x.replay.history.len() {
                 x.cut = Some(DealCut {
                     at: x.replay.deal_start_at,
+                    deal: x.replay.state.deal_index(),
                     text_len: x.text.len(),
                     summary: x.summary.clone(),
                     prefix: None,
@@ -517,50 +540,56 @@ impl<G: Game> Tracked<G> {
     }
 
     /// Per seat, what a world (a re-deal of this state's current deal, after the first deal)
-    /// takes from this state's cached transcripts: the prefix of those that reached the deal.
+    /// takes from this state's cache: the prefix of a transcript that reached the deal, else
+    /// the cache itself, to leave there the prefix the world will build.
     fn prefixes(&self) -> Option<Slots<G>> {
-        let at = self.deal_start_at;
-        let mut cache = self.transcripts.0.get()?.lock().ok()?;
-        let mut any = false;
+        if self.deal_start_at == 0 || self.chance.is_some() {
+            return None;
+        }
+        let shared = self
+            .transcripts
+            .0
+            .get_or_init(|| Arc::new(Mutex::new(Vec::new())));
+        let mut cache = shared.lock().unwrap_or_else(|e| e.into_inner());
+        cache.resize_with(G::num_players(&self.config), || None);
         let out = cache
             .iter_mut()
             .map(|entry| {
-                let Some(Entry::Built(x)) = entry else {
-                    return None;
+                let prefix = match entry {
+                    Some(Entry::Built(x)) if self.continues(x) => Transcript::prefix(x),
+                    Some(Entry::Inherited(p)) => Some(p.clone()),
+                    _ => None,
                 };
-                if !self.continues(x) {
-                    return None;
-                }
-                let dealer = x.dealer;
-                let cut = x.cut.as_mut().filter(|c| c.at == at && at > 0)?;
-                let prefix = cut.prefix.get_or_insert_with(|| {
-                    Arc::new(Prefix {
-                        at,
-                        text: x.text[..cut.text_len].to_owned(),
-                        summary: cut.summary.clone(),
-                        dealer,
-                    })
-                });
-                any = true;
-                Some(Entry::Inherited(prefix.clone()))
+                Some(match prefix.filter(|p| self.fits(p)) {
+                    Some(p) => Entry::Inherited(p),
+                    None => Entry::Parent(shared.clone()),
+                })
             })
             .collect();
-        any.then_some(out)
+        Some(out)
     }
 
-    /// The transcript of `seat` from a prefix inherited from the state this one was drawn
-    /// from, if it is still in that deal: the prefix, then the seat's summary of this deal.
-    /// Only the current deal is then replayed.
-    fn transcript_from_prefix(&self, seat: usize, p: &Arc<Prefix>) -> Option<Transcript<G>> {
-        let at = p.at;
-        if self.deal_start_at != at || self.chance.is_some() || p.dealer.is_some() {
+    /// Whether `p` is the prefix of this state's current deal.
+    fn fits(&self, p: &Prefix<G>) -> bool {
+        self.chance.is_none()
+            && self.deal_start_at == p.history.len()
+            && self.seed == p.seed
+            && self.history.starts_with(&p.history)
+            && self.decks.starts_with(&p.decks)
+    }
+
+    /// The transcript of `seat` from the prefix of this state's current deal: the prefix, then
+    /// the seat's summary of this deal. Only the current deal is then replayed.
+    fn transcript_from_prefix(&self, seat: usize, p: &Arc<Prefix<G>>) -> Option<Transcript<G>> {
+        if !self.fits(p) {
             return None;
         }
+        let at = p.history.len();
         let replay = Tracked {
             config: self.config.clone(),
             seed: self.seed,
             decks: self.decks.clone(),
-            history: self.history[..at].to_vec(),
+            history: p.history.clone(),
             state: (*self.deal_start).clone(),
             deal_start: self.deal_start.clone(),
             deal_start_at: at,
@@ -581,12 +610,33 @@ impl<G: Game> Tracked<G> {
             replay,
             cut: Some(DealCut {
                 at,
+                deal: p.decks.len(),
                 text_len: p.text.len(),
                 summary: p.summary.clone(),
                 prefix: Some(p.clone()),
             }),
             summary,
         })
+    }
+
+    /// The transcript of `seat` of a world whose entry is the cache of the state it was drawn
+    /// from: from the prefix found there now, else built from the start (and its prefix left
+    /// there when that seat's entry is empty).
+    fn transcript_from_parent(&self, seat: usize, parent: &Mutex<Slots<G>>) -> Transcript<G> {
+        let mut slots = parent.lock().unwrap_or_else(|e| e.into_inner());
+        let prefix = match slots.get_mut(seat) {
+            Some(Some(Entry::Built(x))) => Transcript::prefix(x),
+            Some(Some(Entry::Inherited(p))) => Some(p.clone()),
+            _ => None,
+        };
+        if let Some(x) = prefix.and_then(|p| self.transcript_from_prefix(seat, &p)) {
+            return x;
+        }
+        let mut x = self.transcript(seat, None);
+        if let Some(slot @ None) = slots.get_mut(seat) {
+            *slot = Transcript::prefix(&mut x).map(Entry::Inherited);
+        }
+        x
     }
 
     /// Whether a cached transcript is of this state's game: the same seed, first dealer, decks
@@ -620,6 +670,7 @@ impl<G: Game> Tracked<G> {
         let from = match cache[seat].take() {
             Some(Entry::Built(x)) => Some(x).filter(|x| self.continues(x)),
             Some(Entry::Inherited(p)) => self.transcript_from_prefix(seat, &p),
+            Some(Entry::Parent(parent)) => Some(self.transcript_from_parent(seat, &parent)),
             None => None,
         };
         let x = self.transcript(seat, from);
@@ -2299,7 +2350,7 @@ mod tests {
     fn a_cached_information_state_is_the_one_built_anew() {
         use serde_json::json;
         fn check<G: Game>(config: Value, games: u64) {
-            let mut inherited = 0;
+            let (mut inherited, mut parents) = (0, 0);
             for explicit in [false, true] {
                 let mut config = config.clone();
                 config["explicit_chance"] = explicit.into();
@@ -2327,22 +2378,41 @@ mod tests {
                             }
                         }
                         // A world starts from what the state's transcripts hold of earlier
-                        // deals. (Early in a deal: late in a Cuajo hand a world can cost
-                        // milliseconds.)
+                        // deals: of the state (all its seats asked), of a copy never asked (the
+                        // world builds the prefixes and leaves them in the copy's cache) and
+                        // of a second world of that copy. (Early in a deal: late in a Cuajo
+                        // hand a world can cost milliseconds.)
                         if t.is_terminal() || t.history.len() > t.deal_start_at + 8 {
                             continue;
                         }
-                        let world = t.resample(rng.below(seats as u64) as usize, rng.next_u64());
-                        inherited += usize::from(world.transcripts.0.get().is_some());
-                        for q in 0..seats {
-                            let text = world.information_state_string(q);
-                            assert_eq!(text, built_anew(&world, q), "{} seed {seed}", G::NAME);
+                        let mut bare = t.clone();
+                        bare.transcripts = Transcripts::default();
+                        for s in [&t, &bare, &bare] {
+                            let seat = rng.below(seats as u64) as usize;
+                            let world = s.resample(seat, rng.next_u64());
+                            if let Some(cache) = world.transcripts.0.get() {
+                                for entry in cache.lock().unwrap().iter().flatten() {
+                                    match entry {
+                                        Entry::Inherited(_) => inherited += 1,
+                                        Entry::Parent(_) => parents += 1,
+                                        Entry::Built(_) => {}
+                                    }
+                                }
+                            }
+                            for q in 0..seats {
+                                let text = world.information_state_string(q);
+                                assert_eq!(text, built_anew(&world, q), "{} seed {seed}", G::NAME);
+                            }
                         }
                     }
                 }
             }
             // Worlds of the seeded mode after the first deal.
-            assert!(inherited >= 5, "{}: {inherited} worlds inherited", G::NAME);
+            assert!(
+                inherited >= 10 && parents >= 10,
+                "{}: {inherited} seats' prefixes inherited, {parents} from a parent",
+                G::NAME
+            );
         }
         check::<SpoilFive>(json!({"num_deals": 2}), 4);
         check::<Cicera>(json!({"max_hands": 2, "packet_size": 4}), 2);
