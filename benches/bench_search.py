@@ -6,7 +6,8 @@ to 51 of Cicera). At each, the median time of one call from Python of
 ``information_state_string`` (asked again of the same state), the same of a successor (a clone
 after one action; the column before is its cost without the string), the same of a state never
 asked before (a clone of one, which builds it from the start of the match), ``observation_string``,
-``resample_from_infostate``, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS
+``resample_from_infostate``, the same with the world's first ``information_state_string`` of
+the observer and of the next seat, ``serialize`` + deserialize and a pickle round trip. Then IS-MCTS
 iterations per second of one decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random
 rollouts) on hearts against tapete's ``ismcts`` on every game (random and heuristic rollouts),
 each bot warmed up by one decision, then the median of 5 rounds in which every bot decides once.
@@ -70,6 +71,7 @@ def median_us(call: Callable[[], object], target: float = 0.2) -> float:
 
 def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dict[str, float]:
     seat = state.current_player()
+    other = (seat + 1) % game.num_players()
     text = state.serialize()
     action = state.legal_actions()[0]
     # A copy never asked for its information state: each of its clones builds one from the
@@ -93,6 +95,14 @@ def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dic
         ),
         "observation_string": median_us(lambda: state.observation_string(seat)),
         "resample_from_infostate": median_us(lambda: sampler(state, seat)),
+        # A world's first strings: the observer's, and the next seat's (the first of those
+        # builds its transcript once; later worlds take what it holds of earlier deals).
+        "resample + its information_state_string": median_us(
+            lambda: sampler(state, seat).information_state_string(seat)
+        ),
+        "the same, of the next seat": median_us(
+            lambda: sampler(state, seat).information_state_string(other)
+        ),
         "serialize + deserialize": median_us(lambda: game.deserialize_state(state.serialize())),
         "deserialize": median_us(lambda: game.deserialize_state(text)),
         "pickle round trip": median_us(lambda: pickle.loads(pickle.dumps(state))),
