@@ -588,7 +588,8 @@ impl<G: Game> Tracked<G> {
         let replay = Tracked {
             config: self.config.clone(),
             seed: self.seed,
-            decks: self.decks.clone(),
+            // (`transcript` gives the replay this state's decks.)
+            decks: Vec::new(),
             history: p.history.clone(),
             state: (*self.deal_start).clone(),
             deal_start: self.deal_start.clone(),
@@ -597,7 +598,9 @@ impl<G: Game> Tracked<G> {
             chance: None,
             transcripts: Transcripts::default(),
         };
-        let mut text = p.text.clone();
+        // Room for the deal's lines: the transcript grows on from here.
+        let mut text = String::with_capacity(p.text.len() + 4096);
+        text.push_str(&p.text);
         let summary = replay.state.deal_summary(seat);
         if summary != p.summary {
             text.push('\n');
