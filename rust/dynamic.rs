@@ -520,9 +520,10 @@ impl<G: Game> Tracked<G> {
         // Decks recorded since (deals started after a resample come from its new RNG).
         x.replay.decks.clone_from(&self.decks);
         for &a in &self.history[x.replay.history.len()..] {
-            if let Some(line) = x.replay.state.action_seen_by(a, seat) {
-                x.text.push('\n');
-                x.text.push_str(&line);
+            let len = x.text.len();
+            x.text.push('\n');
+            if !x.replay.state.action_seen_by(a, seat, &mut x.text) {
+                x.text.truncate(len);
             }
             x.replay.step(a);
             if x.replay.deal_start_at == x.replay.history.len() {

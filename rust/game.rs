@@ -92,8 +92,10 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     /// after an action that changes this (building it after every action cost most of a long
     /// match's first information state).
     fn deal_summary_key(&self, seat: usize) -> u128;
-    /// How `seat` sees `action` taken now by the current player; `None` if it sees nothing.
-    fn action_seen_by(&self, action: Self::Action, seat: usize) -> Option<String>;
+    /// Writes to `out` how `seat` sees `action` taken now by the current player, a line (no
+    /// newline); false (and nothing written) if it sees nothing. Written in place: a transcript
+    /// replays every action of a match.
+    fn action_seen_by(&self, action: Self::Action, seat: usize, out: &mut String) -> bool;
     /// What `seat` knows of a deal that every re-deal of it must keep (the cards it saw, what it
     /// inferred), worked out once for all the proposals of a determinisation: a search asks
     /// for one per iteration.

@@ -8,7 +8,7 @@ use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 const PACK: &Pack = &SPANISH_40;
 pub const MAX_PLAYERS: usize = 5;
@@ -1324,14 +1324,10 @@ impl Game for CauRobat {
         u128::from(self.hand)
     }
 
-    fn action_seen_by(&self, action: Action, _seat: usize) -> Option<String> {
+    fn action_seen_by(&self, action: Action, _seat: usize, out: &mut String) -> bool {
         let card = (self.hands[self.to_play as usize] & rank_cards(action.0 as usize))
             .trailing_zeros() as u8;
-        Some(format!(
-            "seat {}: play {}",
-            self.to_play,
-            PACK.name_of(card)
-        ))
+        write!(out, "seat {}: play {}", self.to_play, PACK.name_of(card)).is_ok()
     }
 
     /// Between hands: the hands won above the seats' mean, over `hands_to_win`.

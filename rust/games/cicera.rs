@@ -8,7 +8,7 @@ use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 const PACK: &Pack = &FRENCH_CICERA;
 const SEATS: usize = 4;
@@ -1556,8 +1556,8 @@ impl Game for Cicera {
         u128::from(self.hand) << 64 | u128::from(self.dealt[seat])
     }
 
-    fn action_seen_by(&self, action: Action, _seat: usize) -> Option<String> {
-        Some(format!("seat {}: {action}", self.to_play))
+    fn action_seen_by(&self, action: Action, _seat: usize, out: &mut String) -> bool {
+        write!(out, "seat {}: {action}", self.to_play).is_ok()
     }
 
     /// Between hands of a match: the team's lead in match points over the target, within

@@ -7,7 +7,7 @@ use crate::rng::Rng;
 use crate::{config_err, parse_err, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 pub const MAX_PLAYERS: usize = 10;
 const PACK: &Pack = &FRENCH_SPOIL_FIVE;
@@ -1528,14 +1528,13 @@ impl Game for SpoilFive {
         u128::from(self.deal) << 64 | u128::from(self.dealt[seat])
     }
 
-    fn action_seen_by(&self, action: Action, seat: usize) -> Option<String> {
+    fn action_seen_by(&self, action: Action, seat: usize, out: &mut String) -> bool {
         let actor = self.to_play as usize;
-        let text = match action {
-            Action::Rob(_) if actor != seat => "rob".to_string(),
-            Action::Decline if actor != seat && self.rob_is_private() => return None,
-            a => a.to_string(),
-        };
-        Some(format!("seat {actor}: {text}"))
+        match action {
+            Action::Rob(_) if actor != seat => write!(out, "seat {actor}: rob").is_ok(),
+            Action::Decline if actor != seat && self.rob_is_private() => false,
+            a => write!(out, "seat {actor}: {a}").is_ok(),
+        }
     }
 
     type Known = Unseen;

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::rc::Rc;
 
 const PACK: &Pack = &CUAJO_112;
@@ -1105,31 +1105,33 @@ impl Cuajo {
     }
 
     /// How `seat` sees `action` of the current player, when it sees it.
-    fn action_line(&self, action: Action, seat: usize) -> String {
+    fn action_line(&self, action: Action, seat: usize, out: &mut String) {
         let c = self.current as usize;
         let me = c == seat;
-        match action {
+        // (Writing to a String cannot fail.)
+        let _ = match action {
             Action::Secret(_) | Action::SoweeSecret(_) if !me => {
                 let what = match (self.rules.secret_kind_public, action) {
                     (true, Action::SoweeSecret(_)) => "a sowee secret",
                     _ => "a secret",
                 };
-                format!("seat {c} declares {what}")
+                write!(out, "seat {c} declares {what}")
             }
             Action::Draw => {
                 let x = self.deck[self.stock_at as usize];
                 if me || self.reveal_required(c) {
-                    format!("seat {c} draws {}", name(x as usize))
+                    write!(out, "seat {c} draws {}", name(x as usize))
                 } else {
-                    format!("seat {c} draws")
+                    write!(out, "seat {c} draws")
                 }
             }
-            Action::Take => format!(
+            Action::Take => write!(
+                out,
                 "seat {c} takes {}",
                 name(self.top_discard().unwrap_or(0) as usize)
             ),
-            a => format!("seat {c}: {a}"),
-        }
+            a => write!(out, "seat {c}: {a}"),
+        };
     }
 
     fn marker_json(m: Marker) -> Value {
@@ -1929,21 +1931,23 @@ impl Game for Cuajo {
         key
     }
 
-    fn action_seen_by(&self, action: Action, seat: usize) -> Option<String> {
+    fn action_seen_by(&self, action: Action, seat: usize, out: &mut String) -> bool {
         if self.hidden_from(seat) && action == Action::Pass {
-            return None;
+            return false;
         }
         if self.current as usize != seat {
             // A marker decision is hidden: the others see the action that brought it only
             // with the chosen marker, as if the marker had been placed at once.
             if let (Action::Marker(_), Some(h)) = (action, &self.hidden_marker) {
-                return Some(h.before.action_line(h.trigger, seat));
+                h.before.action_line(h.trigger, seat, out);
+                return true;
             }
             if self.brings_marker_decision(action) {
-                return None;
+                return false;
             }
         }
-        Some(self.action_line(action, seat))
+        self.action_line(action, seat, out);
+        true
     }
 
     /// `view(Some(seat))` field by field, in its order (the fields fixed by the config left
