@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::fmt::Debug;
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// How many times `resample_from_infostate` asks the game for a proposal before it falls back
 /// to a walk ([`Tracked::walk`]; a game naming no hidden positions keeps its hidden cards): a
@@ -74,9 +74,11 @@ enum Entry<G: Game> {
     /// A world's (a re-deal of the current deal of a state): what the transcript of that state
     /// held of the deals before, built on when first asked.
     Inherited(Arc<Prefix<G>>),
-    /// A world's, for a seat whose transcript that state did not hold: that state's cache,
-    /// where the world leaves the prefix it builds for the next worlds (and the state).
-    Parent(Arc<Mutex<Slots<G>>>),
+    /// A world's, for a seat whose transcript that state did not hold: that state's cache
+    /// (not kept alive by its worlds: worlds of worlds would chain every cache before), where
+    /// the world leaves the prefix it builds for the next worlds (and the state), and where
+    /// the deal began.
+    Parent(Weak<Mutex<Slots<G>>>, usize),
 }
 
 impl<G: Game> Default for Transcripts<G> {
@@ -557,13 +559,13 @@ impl<G: Game> Tracked<G> {
             .iter_mut()
             .map(|entry| {
                 let prefix = match entry {
-                    Some(Entry::Built(x)) if self.continues(x) => Transcript::prefix(x),
+                    Some(Entry::Built(x)) => Transcript::prefix(x),
                     Some(Entry::Inherited(p)) => Some(p.clone()),
                     _ => None,
                 };
                 Some(match prefix.filter(|p| self.fits(p)) {
                     Some(p) => Entry::Inherited(p),
-                    None => Entry::Parent(shared.clone()),
+                    None => Entry::Parent(Arc::downgrade(shared), self.deal_start_at),
                 })
             })
             .collect();
@@ -624,21 +626,36 @@ impl<G: Game> Tracked<G> {
     }
 
     /// The transcript of `seat` of a world whose entry is the cache of the state it was drawn
-    /// from: from the prefix found there now, else built from the start (and its prefix left
-    /// there when that seat's entry is empty).
-    fn transcript_from_parent(&self, seat: usize, parent: &Mutex<Slots<G>>) -> Transcript<G> {
+    /// from (`at`: where the deal began): from the prefix found there now, else built from the
+    /// start, its prefix then left there unless that entry holds a later deal.
+    fn transcript_from_parent(
+        &self,
+        seat: usize,
+        parent: &Weak<Mutex<Slots<G>>>,
+        at: usize,
+    ) -> Transcript<G> {
+        let Some(parent) = parent.upgrade() else {
+            return self.transcript(seat, None);
+        };
         let mut slots = parent.lock().unwrap_or_else(|e| e.into_inner());
-        let prefix = match slots.get_mut(seat) {
-            Some(Some(Entry::Built(x))) => Transcript::prefix(x),
-            Some(Some(Entry::Inherited(p))) => Some(p.clone()),
+        if slots.len() <= seat {
+            slots.resize_with(seat + 1, || None);
+        }
+        let prefix = match &mut slots[seat] {
+            Some(Entry::Built(x)) => Transcript::prefix(x),
+            Some(Entry::Inherited(p)) => Some(p.clone()),
             _ => None,
         };
         if let Some(x) = prefix.and_then(|p| self.transcript_from_prefix(seat, &p)) {
             return x;
         }
         let mut x = self.transcript(seat, None);
-        if let Some(slot @ None) = slots.get_mut(seat) {
-            *slot = Transcript::prefix(&mut x).map(Entry::Inherited);
+        let later = match &slots[seat] {
+            Some(Entry::Built(y)) => y.cut.as_ref().is_some_and(|c| c.at > at),
+            _ => false,
+        };
+        if self.deal_start_at == at && !later {
+            slots[seat] = Transcript::prefix(&mut x).map(Entry::Inherited);
         }
         x
     }
@@ -674,7 +691,7 @@ impl<G: Game> Tracked<G> {
         let from = match cache[seat].take() {
             Some(Entry::Built(x)) => Some(x).filter(|x| self.continues(x)),
             Some(Entry::Inherited(p)) => self.transcript_from_prefix(seat, &p),
-            Some(Entry::Parent(parent)) => Some(self.transcript_from_parent(seat, &parent)),
+            Some(Entry::Parent(parent, at)) => Some(self.transcript_from_parent(seat, &parent, at)),
             None => None,
         };
         let x = self.transcript(seat, from);
@@ -2382,30 +2399,37 @@ mod tests {
                             }
                         }
                         // A world starts from what the state's transcripts hold of earlier
-                        // deals: of the state (all its seats asked), of a copy never asked (the
-                        // world builds the prefixes and leaves them in the copy's cache) and
-                        // of a second world of that copy. (Early in a deal: late in a Cuajo
-                        // hand a world can cost milliseconds.)
+                        // deals: of the state (all its seats asked); of a copy never asked (the
+                        // world builds the prefixes and leaves them in the copy's cache), then
+                        // a second world of that copy (all its seats inherited), a world of that
+                        // world, and the copy itself. (Early in a deal: late in a Cuajo hand a
+                        // world can cost milliseconds.)
                         if t.is_terminal() || t.history.len() > t.deal_start_at + 8 {
                             continue;
                         }
                         let mut bare = t.clone();
                         bare.transcripts = Transcripts::default();
-                        for s in [&t, &bare, &bare] {
+                        let mut worlds = Vec::new();
+                        for (i, s) in [&t, &bare, &bare].into_iter().enumerate() {
                             let seat = rng.below(seats as u64) as usize;
                             let world = s.resample(seat, rng.next_u64());
-                            if let Some(cache) = world.transcripts.0.get() {
-                                for entry in cache.lock().unwrap().iter().flatten() {
-                                    match entry {
-                                        Entry::Inherited(_) => inherited += 1,
-                                        Entry::Parent(_) => parents += 1,
-                                        Entry::Built(_) => {}
-                                    }
-                                }
+                            let entries = entries(&world);
+                            if i == 2 {
+                                assert_eq!(entries.1, 0, "{} seed {seed}", G::NAME);
                             }
+                            (inherited, parents) = (inherited + entries.0, parents + entries.1);
                             for q in 0..seats {
                                 let text = world.information_state_string(q);
                                 assert_eq!(text, built_anew(&world, q), "{} seed {seed}", G::NAME);
+                            }
+                            worlds.push(world);
+                        }
+                        let seat = rng.below(seats as u64) as usize;
+                        let world = worlds[2].resample(seat, rng.next_u64());
+                        for s in [&world, &bare] {
+                            for q in 0..seats {
+                                let text = s.information_state_string(q);
+                                assert_eq!(text, built_anew(s, q), "{} seed {seed}", G::NAME);
                             }
                         }
                     }
@@ -2418,10 +2442,85 @@ mod tests {
                 G::NAME
             );
         }
+        /// A world's entries inherited, and from its state's cache.
+        fn entries<G: Game>(world: &Tracked<G>) -> (usize, usize) {
+            let Some(cache) = world.transcripts.0.get() else {
+                return (0, 0);
+            };
+            let cache = cache.lock().unwrap();
+            let count = |f: fn(&Entry<G>) -> bool| cache.iter().flatten().filter(|e| f(e)).count();
+            (
+                count(|e| matches!(e, Entry::Inherited(_))),
+                count(|e| matches!(e, Entry::Parent(..))),
+            )
+        }
         check::<SpoilFive>(json!({"num_deals": 2}), 4);
         check::<Cicera>(json!({"max_hands": 2, "packet_size": 4}), 2);
         check::<CauRobat>(json!({"hands_to_win": 2}), 2);
         check::<Cuajo>(json!({"hands_per_match": 2}), 2);
+    }
+
+    /// A world and its state that go on by the same actions into the next deal agree on every
+    /// action before it but not on the deck of the deal they left: neither may take the other's
+    /// part of a transcript (in Cuajo such pairs are common).
+    #[test]
+    fn a_transcripts_prefix_is_of_its_own_decks() {
+        use serde_json::json;
+        fn pairs<G: Game>(config: Value, seeds: u64) -> usize {
+            let game = GameOf::<G>::from_json(config).unwrap();
+            let seats = G::num_players(&game.config);
+            let (mut found, mut a, mut b) = (0, Vec::new(), Vec::new());
+            for seed in 0..seeds {
+                let mut rng = Rng::new(seed);
+                let mut t = Tracked::<G>::new(game.config.clone(), seed, Vec::new());
+                // Into the second deal, a few actions on.
+                let extra = rng.below(30) as usize;
+                while !t.is_terminal()
+                    && (t.state.deal_index() == 0 || t.history.len() < t.deal_start_at + extra)
+                {
+                    a.clear();
+                    DynState::legal_actions(&t, &mut a);
+                    DynState::apply(&mut t, a[rng.below(a.len() as u64) as usize]).unwrap();
+                }
+                if t.is_terminal() || t.state.deal_index() != 1 {
+                    continue;
+                }
+                let mut w = t.resample(rng.below(seats as u64) as usize, rng.next_u64());
+                while !t.is_terminal() && !w.is_terminal() && t.state.deal_index() == 1 {
+                    a.clear();
+                    b.clear();
+                    DynState::legal_actions(&t, &mut a);
+                    DynState::legal_actions(&w, &mut b);
+                    a.retain(|x| b.contains(x));
+                    let Some(&id) = a.get(rng.below(a.len().max(1) as u64) as usize) else {
+                        break;
+                    };
+                    DynState::apply(&mut t, id).unwrap();
+                    DynState::apply(&mut w, id).unwrap();
+                }
+                if t.state.deal_index() != 2 || t.history != w.history || t.decks[1] == w.decks[1] {
+                    continue;
+                }
+                found += 1;
+                for q in 0..seats {
+                    let text = w.information_state_string(q);
+                    assert_eq!(text, built_anew(&w, q), "{} seed {seed}", G::NAME);
+                }
+                // The state and a world of it, given the world's cache by hand (as a clone
+                // shares one): neither may take what the world's transcripts hold.
+                t.transcripts = w.transcripts.clone();
+                let world = t.resample(rng.below(seats as u64) as usize, rng.next_u64());
+                for q in 0..seats {
+                    for s in [&world, &t] {
+                        let text = s.information_state_string(q);
+                        assert_eq!(text, built_anew(s, q), "{} seed {seed}", G::NAME);
+                    }
+                }
+            }
+            found
+        }
+        assert!(pairs::<Cuajo>(json!({"hands_per_match": 3}), 100) >= 10);
+        pairs::<SpoilFive>(json!({"num_deals": 3}), 50);
     }
 
     /// A kept information state of the explicit mode is of the same first dealer: two states
