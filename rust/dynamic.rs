@@ -110,22 +110,24 @@ struct Prefix<G: Game> {
     history: Vec<G::Action>,
     decks: Vec<Vec<u8>>,
     text: String,
-    /// The seat's summary of the deal before.
+    /// The seat's summary of the deal before, and its key.
     summary: String,
+    key: u128,
 }
 
 impl<G: Game> Transcript<G> {
     /// The prefix of the latest deal this transcript reached (made once, then shared), if
     /// after the first deal and in the seeded mode.
-    fn prefix(x: &mut Self) -> Option<Arc<Prefix<G>>> {
-        let cut = x.cut.as_mut().filter(|_| x.dealer.is_none())?;
+    fn prefix(&mut self) -> Option<Arc<Prefix<G>>> {
+        let cut = self.cut.as_mut().filter(|_| self.dealer.is_none())?;
         let prefix = cut.prefix.get_or_insert_with(|| {
             Arc::new(Prefix {
-                seed: x.replay.seed,
-                history: x.replay.history[..cut.at].to_vec(),
-                decks: x.replay.decks[..cut.deal].to_vec(),
-                text: x.text[..cut.text_len].to_owned(),
+                seed: self.replay.seed,
+                history: self.replay.history[..cut.at].to_vec(),
+                decks: self.replay.decks[..cut.deal].to_vec(),
+                text: self.text[..cut.text_len].to_owned(),
                 summary: cut.summary.clone(),
+                key: cut.key,
             })
         });
         Some(prefix.clone())
@@ -157,6 +159,7 @@ struct DealCut<G: Game> {
     deal: usize,
     text_len: usize,
     summary: String,
+    key: u128,
     prefix: Option<Arc<Prefix<G>>>,
 }
 
@@ -534,6 +537,7 @@ impl<G: Game> Tracked<G> {
                     deal: x.replay.state.deal_index(),
                     text_len: x.text.len(),
                     summary: x.summary.clone(),
+                    key: x.key,
                     prefix: None,
                 });
             }
@@ -559,7 +563,7 @@ impl<G: Game> Tracked<G> {
             .iter_mut()
             .map(|entry| {
                 let prefix = match entry {
-                    Some(Entry::Built(x)) => Transcript::prefix(x),
+                    Some(Entry::Built(x)) => x.prefix(),
                     Some(Entry::Inherited(p)) => Some(p.clone()),
                     _ => None,
                 };
@@ -576,9 +580,12 @@ impl<G: Game> Tracked<G> {
     fn fits(&self, p: &Prefix<G>) -> bool {
         self.chance.is_none()
             && self.deal_start_at == p.history.len()
-            && self.seed == p.seed
-            && self.history.starts_with(&p.history)
-            && self.decks.starts_with(&p.decks)
+            && self.goes_on_from(p.seed, &p.history, &p.decks)
+    }
+
+    /// Whether this state is of the game of seed `seed` that took `history` with `decks`.
+    fn goes_on_from(&self, seed: u64, history: &[G::Action], decks: &[Vec<u8>]) -> bool {
+        self.seed == seed && self.history.starts_with(history) && self.decks.starts_with(decks)
     }
 
     /// The transcript of `seat` from the prefix of this state's current deal: the prefix, then
@@ -604,14 +611,10 @@ impl<G: Game> Tracked<G> {
         // Room for the deal's lines: the transcript grows on from here.
         let mut text = String::with_capacity(p.text.len() + 4096);
         text.push_str(&p.text);
-        let summary = replay.state.deal_summary(seat);
-        if summary != p.summary {
-            text.push('\n');
-            text.push_str(&summary);
-        }
-        Some(Transcript {
+        let mut x = Transcript {
             text,
-            key: replay.state.deal_summary_key(seat),
+            summary: p.summary.clone(),
+            key: p.key,
             dealer: None,
             replay,
             cut: Some(DealCut {
@@ -619,10 +622,13 @@ impl<G: Game> Tracked<G> {
                 deal: p.decks.len(),
                 text_len: p.text.len(),
                 summary: p.summary.clone(),
+                key: p.key,
                 prefix: Some(p.clone()),
             }),
-            summary,
-        })
+        };
+        // As right after the action that started the deal.
+        x.summary_after_action(seat);
+        Some(x)
     }
 
     /// The transcript of `seat` of a world whose entry is the cache of the state it was drawn
@@ -642,7 +648,7 @@ impl<G: Game> Tracked<G> {
             slots.resize_with(seat + 1, || None);
         }
         let prefix = match &mut slots[seat] {
-            Some(Entry::Built(x)) => Transcript::prefix(x),
+            Some(Entry::Built(x)) => x.prefix(),
             Some(Entry::Inherited(p)) => Some(p.clone()),
             _ => None,
         };
@@ -655,7 +661,7 @@ impl<G: Game> Tracked<G> {
             _ => false,
         };
         if self.deal_start_at == at && !later {
-            slots[seat] = Transcript::prefix(&mut x).map(Entry::Inherited);
+            slots[seat] = x.prefix().map(Entry::Inherited);
         }
         x
     }
@@ -663,11 +669,8 @@ impl<G: Game> Tracked<G> {
     /// Whether a cached transcript is of this state's game: the same seed, first dealer, decks
     /// and actions up to its point.
     fn continues(&self, x: &Transcript<G>) -> bool {
-        let (history, decks) = (&x.replay.history, &x.replay.decks);
-        x.replay.seed == self.seed
-            && x.dealer == self.drawn_dealer()
-            && self.history.starts_with(history)
-            && self.decks.starts_with(decks)
+        x.dealer == self.drawn_dealer()
+            && self.goes_on_from(x.replay.seed, &x.replay.history, &x.replay.decks)
     }
 
     /// The first dealer drawn by chance (explicit mode), if any.
@@ -2409,7 +2412,7 @@ mod tests {
                         }
                         let mut bare = t.clone();
                         bare.transcripts = Transcripts::default();
-                        let mut worlds = Vec::new();
+                        let mut last = None;
                         for (i, s) in [&t, &bare, &bare].into_iter().enumerate() {
                             let seat = rng.below(seats as u64) as usize;
                             let world = s.resample(seat, rng.next_u64());
@@ -2422,10 +2425,10 @@ mod tests {
                                 let text = world.information_state_string(q);
                                 assert_eq!(text, built_anew(&world, q), "{} seed {seed}", G::NAME);
                             }
-                            worlds.push(world);
+                            last = Some(world);
                         }
                         let seat = rng.below(seats as u64) as usize;
-                        let world = worlds[2].resample(seat, rng.next_u64());
+                        let world = last.expect("three worlds").resample(seat, rng.next_u64());
                         for s in [&world, &bare] {
                             for q in 0..seats {
                                 let text = s.information_state_string(q);
@@ -2462,7 +2465,9 @@ mod tests {
 
     /// A world and its state that go on by the same actions into the next deal agree on every
     /// action before it but not on the deck of the deal they left: neither may take the other's
-    /// part of a transcript (in Cuajo such pairs are common).
+    /// part of a transcript. Such pairs are common in Cuajo, whose stock is never all seen; in
+    /// the other games play shows nearly every card of a deal (Spoil Five gave one pair in 200
+    /// seeds, Cau Robat and Cicera none).
     #[test]
     fn a_transcripts_prefix_is_of_its_own_decks() {
         use serde_json::json;
@@ -2520,7 +2525,6 @@ mod tests {
             found
         }
         assert!(pairs::<Cuajo>(json!({"hands_per_match": 3}), 100) >= 10);
-        pairs::<SpoilFive>(json!({"num_deals": 3}), 50);
     }
 
     /// A kept information state of the explicit mode is of the same first dealer: two states
