@@ -260,6 +260,17 @@ def test_arena_with_a_python_bot():
     with pytest.raises(tapete.IllegalActionError, match="not a legal action"):
         tapete.arena("cicera", [Cheat(), "random", "random", "random"], 1)
 
+    class Meddler:
+        name = "meddler"
+
+        def choose(self, state):
+            action = state.legal_actions()[0]
+            state.apply_action(action)  # plays on the arena's game: caught at once
+            return action
+
+    with pytest.raises(tapete.IllegalActionError, match="bot meddler changed the state"):
+        tapete.arena("cicera", ["random", Meddler(), "random", "random"], 1)
+
 
 def test_arena_bad_arguments(tmp_path):
     for kwargs, match in [

@@ -449,6 +449,25 @@ def test_selfplay_python_loop_plays_the_native_games(capsys: pytest.CaptureFixtu
     assert outs[0]["mean"] == pytest.approx(expected_means(12, 5, {}, name="cuajo"))
 
 
+def test_arena_json_is_strict_where_no_interval_exists(capsys: pytest.CaptureFixture[str]) -> None:
+    """One deal has no interval, per entry nor paired: null in the JSON (which has no
+    Infinity), a dash in the tables."""
+
+    def strict(constant: str) -> Any:
+        raise ValueError(f"not JSON: {constant}")
+
+    bots = ["--bots", "heuristic", "random", "random", "random"]
+    for duplicate in ([], ["--no-duplicate"]):
+        args = ["arena", "spoil_five", *bots, "--games", "1", *duplicate]
+        code, out = run([*args, "--json"], capsys)
+        assert code == 0
+        result = json.loads(out, parse_constant=strict)
+        assert result["ci95"] == [None] * 4
+        assert [d["ci95"] for d in result["differences"]] == [None]  # heuristic − random
+        code, out = run(args, capsys)
+        assert code == 0 and "inf" not in out and "—" in out
+
+
 def test_selfplay_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["selfplay", "spoil_five", "--games", "30", "--seed", "7", "--json"], capsys)
     assert code == 0

@@ -194,6 +194,8 @@ def test_record_arguments() -> None:
         records.record("state")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="states or records"):
         records.write("unused.jsonl", 42)
+    with pytest.raises(TypeError, match="load_game must be None or a function"):
+        records.replay(records.record(state), load_game=5)  # type: ignore[arg-type]
 
 
 def test_write_checks_records_before_writing(tmp_path: Path) -> None:
@@ -215,14 +217,16 @@ def test_write_refuses_what_json_cannot_hold(tmp_path: Path) -> None:
     assert not path.read_text()
 
 
-@pytest.mark.parametrize("name", ["spoil_five", "cuajo"])
+@pytest.mark.parametrize("impl", sorted(IMPLS))
+@pytest.mark.parametrize("name", sorted(EXPLICIT))
 def test_resampled_explicit_chance_states_replay_from_their_record(
-    tmp_path: Path, name: str
+    tmp_path: Path, name: str, impl: str
 ) -> None:
     """A resampled world's undealt cards differ from the seed's, but with explicit chance the
-    actions hold every card dealt: its record has no decks (which such a game refuses)."""
-    game = tapete.load_game(name, explicit_chance=True, **EXPLICIT[name])
-    for seed in range(4):
+    actions hold every card dealt: its record has no decks (which such a game refuses), and
+    the state it replays to is the world (the moves make an explicit state)."""
+    game = IMPLS[impl].load_game(name, explicit_chance=True, **EXPLICIT[name])
+    for seed in range(2 if impl == "reference" else 4):
         state = game.new_initial_state(seed=seed)
         rng = random.Random(seed)
         for _ in range(40 + seed):
@@ -234,8 +238,27 @@ def test_resampled_explicit_chance_states_replay_from_their_record(
         records.write(path, world)
         rec = next(records.read(path))
         assert "decks" not in rec
-        final = records.replay(rec)
+        final = records.replay(rec, load_game=IMPLS[impl].load_game)
         assert final.history() == world.history() and final.view() == world.view()
+        assert final == world
+
+
+@pytest.mark.parametrize("impl", sorted(IMPLS))
+def test_explicit_states_are_equal_when_their_moves_are(impl: str) -> None:
+    """An explicit state is its moves: the same moves from another seed give an equal state
+    (the seeds' placeholders for undealt cards differ); a seeded state's seed is its future."""
+    game = IMPLS[impl].load_game("cicera", explicit_chance=True, **EXPLICIT["cicera"])
+    one, two = game.new_initial_state(seed=1), game.new_initial_state(seed=2)
+    rng = random.Random(1)
+    for _ in range(30):
+        action = rng.choice(one.legal_actions())
+        one.apply_action(action)
+        two.apply_action(action)
+    assert one == two and one.serialize() != two.serialize()
+    two.apply_action(two.legal_actions()[0])
+    assert one != two
+    seeded = IMPLS[impl].load_game("cicera", **EXPLICIT["cicera"])
+    assert seeded.new_initial_state(seed=1) != seeded.new_initial_state(seed=2)
 
 
 def test_schema_is_shipped_and_matches_the_checks() -> None:
@@ -384,6 +407,10 @@ def test_truncated_files(tmp_path: Path) -> None:
     text = plain.read_text()
     plain.write_text(text[: len(text) - 40])
     with pytest.raises(ParseError, match=rf"^{plain}: line 3: not JSON \(the line is truncated\)"):
+        list(records.read(plain))
+    lines = text.splitlines(keepends=True)  # a line cut short in the middle of the file
+    plain.write_text(lines[0] + lines[1][:-40] + "\n" + lines[2])
+    with pytest.raises(ParseError, match=rf"^{plain}: line 2: not JSON: \w[\w ]+ at column \d+$"):
         list(records.read(plain))
     packed = tmp_path / "cut.jsonl.gz"
     records.write(packed, [rec] * 50)

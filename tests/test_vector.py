@@ -340,8 +340,9 @@ def test_bad_arguments():
         env.state(2)
     with pytest.raises(IndexError):
         env.state(-1)
-    with pytest.raises(TypeError):
-        env.state("0")
+    for not_an_env in ("0", 1.0, None, True):
+        with pytest.raises(TypeError, match=f"env must be an int, got {not_an_env!r}"):
+            env.state(not_an_env)  # type: ignore[arg-type]
     for kwargs, match in [
         ({"num_envs": 0}, "num_envs"),
         ({"num_envs": -3}, "num_envs"),

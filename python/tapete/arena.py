@@ -284,7 +284,13 @@ def _python_arena(
             state = game.new_initial_state(seed=(seed + d) % 2**64)
             while not state.is_terminal():
                 p = state.current_player()
-                choice = seat_bots[p].choose(state)
+                given = state.clone()  # a bot that applies actions to it spoils nothing
+                choice = seat_bots[p].choose(given)
+                if given != state:
+                    raise IllegalActionError(
+                        f"bot {_name(bots[(p + r) % n])} changed the state it was given "
+                        "(choose must not: it may work on state.clone())"
+                    )
                 try:
                     action: int | None = action_id(choice)
                 except TypeError:  # no integer

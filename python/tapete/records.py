@@ -325,6 +325,10 @@ def replay(record: Mapping[str, Any], *, load_game: Callable[..., Any] | None = 
     `tapete.ParseError`, naming the file and line of a record that `read` gave. ``load_game``
     chooses the implementation (default the engine, ``tapete.load_game``;
     ``tapete.reference.load_game`` for the reference model)."""
+    if not (load_game is None or callable(load_game)):
+        raise TypeError(
+            f"load_game must be None or a function such as tapete.load_game, got {load_game!r}"
+        )
     try:
         return _replay(record, load_game)
     except ParseError as error:
@@ -433,7 +437,11 @@ def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     ) from None
                 except ValueError as error:
                     cut = "" if line.endswith("\n") else " (the line is truncated)"
-                    reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+                    reason = (
+                        f"{error.msg.removesuffix(' at')} at column {error.colno}"
+                        if isinstance(error, json.JSONDecodeError)
+                        else str(error)
+                    )
                     raise ParseError(f"{path}: line {number}: not JSON{cut}: {reason}") from None
                 try:
                     rec = check_fields(obj)

@@ -144,9 +144,13 @@ class VectorEnv:
 
     def state(self, i: int) -> State:
         """A copy of env ``i``'s current state."""
-        if isinstance(i, bool | np.bool_):
-            raise TypeError(f"env must be an int, got {i!r}")
-        return self._env.state(operator.index(i))
+        try:
+            if isinstance(i, bool | np.bool_):
+                raise TypeError
+            env = operator.index(i)
+        except TypeError:
+            raise TypeError(f"env must be an int, got {i!r}") from None
+        return self._env.state(env)
 
     def __repr__(self) -> str:
         return f"VectorEnv({self.game.name!r}, num_envs={self._num_envs})"

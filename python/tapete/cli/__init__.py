@@ -54,6 +54,7 @@ from rich.text import Text
 import tapete
 from tapete import ConfigError, Game, State, TapeteError
 from tapete import records as _records
+from tapete.arena import _finite
 from tapete.cli import cau_robat, cicera, cluster, cuajo, spoil_five
 from tapete.cli import replay as records_cli
 from tapete.cli._ui import (
@@ -810,7 +811,7 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
             "games_per_second": played / seconds,
             "actions_per_second": stats.actions / seconds,
         }
-        console.print_json(json.dumps(out))
+        console.print_json(json.dumps(out, allow_nan=False))
         return 130 if stats.interrupted else 0
     title = f"{game.name} · {n} players · {played:,} random game{'s' if played > 1 else ''}"
     table = Table(title=title, box=box.ROUNDED, title_style="bold")
@@ -935,7 +936,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         out = res.to_dict()
         out["differences"] = [
-            {"a": a, "b": b, "mean": m, "ci95": c}
+            {"a": a, "b": b, "mean": _finite(m), "ci95": _finite(c)}
             for a, b in pairs
             for m, c in [res.difference(a, b)]
         ]
@@ -948,7 +949,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
                 "games": res.games,
                 "seconds": None if args.ray is not None else record_seconds,
             }
-        console.print_json(json.dumps(out))
+        console.print_json(json.dumps(out, allow_nan=False))
         return 130 if interrupted else 0
     unit = ui_for(game.name).unit_for(game.config())
     kind = "duplicate " if duplicate else ""
@@ -961,7 +962,12 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
     for e, spec in enumerate(specs):
         mean, half = float(res.mean[e]), float(res.ci95[e])
         style = "green" if mean - half > 0 else ("red" if mean + half < 0 else "")
-        table.add_row(str(e), spec, Text(f"{mean:+.3f}", style=style), f"{half:.3f}")
+        table.add_row(
+            str(e),
+            spec,
+            Text(f"{mean:+.3f}", style=style),
+            f"{half:.3f}" if math.isfinite(half) else "—",
+        )
     print_table(console, table)
     if pairs:
         diffs = Table(title="differences (paired over the same deals)", box=box.SIMPLE_HEAD)
@@ -974,7 +980,7 @@ def cmd_arena(args: argparse.Namespace, console: Console) -> int:
             diffs.add_row(
                 f"{a} {specs[a]} − {b} {specs[b]}",
                 Text(f"{m:+.3f}", style=style),
-                Text(f"[{m - c:+.3f}, {m + c:+.3f}]", style=style),
+                Text(f"[{m - c:+.3f}, {m + c:+.3f}]" if math.isfinite(c) else "—", style=style),
             )
         print_table(console, diffs)
     summary = Table.grid(padding=(0, 2))

@@ -850,6 +850,8 @@ class ReferenceState:
         return self._decks + self._given[len(self._decks) :]
 
     def _key(self) -> tuple[Any, ...]:
+        if self._explicit:  # the moves make the state: the seed and its RNG decide nothing
+            return (self._game, self._history)
         return (self._game, self._seed, self._pending_decks(), self._rng.state, self._history)
 
     def __eq__(self, other: object) -> bool:
