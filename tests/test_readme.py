@@ -1,4 +1,5 @@
-"""The README's Python examples run as written, and print what their comments say."""
+"""The README's and the docs' Python examples run as written, and print what their comments
+say."""
 
 from __future__ import annotations
 
@@ -7,7 +8,18 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = README.parent / "docs"
+#: Examples of docs/ that are not run, and why.
+ILLUSTRATIVE = {
+    "bots.md#1": "a thousand duplicate deals of IS-MCTS",
+    "distributed.md#0": "needs a Ray cluster at an address",
+    "engine.md#0": "a list of calls, not a program",
+    "interop.md#2": "trains MaskablePPO (sb3-contrib) for 100,000 steps",
+    "vector.md#0": "policy, sample and buffer are the reader's",
+}
 
 
 def test_readme_python_examples_run() -> None:
@@ -16,6 +28,19 @@ def test_readme_python_examples_run() -> None:
     for block in blocks:
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(block, str(README), "exec"), {})
+
+
+def test_docs_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the examples write files of their own
+    names = set()
+    for page in sorted(DOCS.glob("*.md")):
+        for i, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S)):
+            name = f"{page.name}#{i}"
+            names.add(name)
+            if name not in ILLUSTRATIVE:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(compile(block, name, "exec"), {})
+    assert set(ILLUSTRATIVE) < names and len(names - set(ILLUSTRATIVE)) >= 5
 
 
 def test_readme_evaluator_comments_are_true() -> None:
