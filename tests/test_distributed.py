@@ -111,9 +111,14 @@ def _set_auth(values: dict[str, str | None]) -> None:
     Config.initialize("")
 
 
+#: The Ray Client address (``ray://``) of the test cluster, once the fixture started it.
+CLIENT: dict[str, str] = {}
+
+
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[str]:
-    """The address of a Ray head started for these tests, this process connected to it."""
+    """The address of a Ray head started for these tests, this process connected to it (and
+    its Ray Client server's address in ``CLIENT``)."""
     ray_cli = Path(sys.executable).with_name("ray")
     if not ray_cli.exists():
         found = shutil.which("ray")
@@ -121,11 +126,11 @@ def cluster() -> Iterator[str]:
             pytest.skip("the ray command is not installed")
         ray_cli = Path(found)
     temp = tempfile.mkdtemp(prefix="tapete-ray-")  # short: Ray's socket paths must fit
-    port = _free_port()
+    port, client_port = _free_port(), _free_port()
     command = [
         str(ray_cli), "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-        "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
-        "--temp-dir", temp, "--disable-usage-stats",
+        "--port", str(port), "--ray-client-server-port", str(client_port), "--num-cpus", "2",
+        "--include-dashboard", "false", "--temp-dir", temp, "--disable-usage-stats",
     ]  # fmt: skip
     saved = {key: os.environ.get(key) for key in AUTH}
     _set_auth({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)})
@@ -148,6 +153,7 @@ def cluster() -> Iterator[str]:
         if not ready.wait(timeout=120) or proc.poll() is not None:
             pytest.fail("ray start did not start:\n" + "".join(output[-30:]))
         address = f"127.0.0.1:{port}"
+        CLIENT["address"] = f"ray://127.0.0.1:{client_port}"
         td.connect(address)
         yield address
     finally:
@@ -230,6 +236,24 @@ def test_records_are_the_local_records(cluster: str, tmp_path: Path, suffix: str
         assert distributed == local
         assert len(local) == (36 if name == "arena" else 12)
         assert all(records.replay(rec).returns() == rec["returns"] for rec in distributed[:3])
+
+
+def test_a_ray_client_address_joins_the_same_cluster(cluster: str, tmp_path: Path) -> None:
+    """``ray://`` (Ray Client, ``ray[client]``): the driver runs no Ray node of its own, and
+    the results and records are still the local run's."""
+    local = tapete.arena("cau_robat", BOTS, 12, seed=3, **CAU)
+    local_records, client_records = tmp_path / "local.jsonl", tmp_path / "client.jsonl"
+    tapete.selfplay("cau_robat", 6, seed=5, bots=BOTS, records=local_records, **CAU)
+    ray.shutdown()
+    try:
+        res = td.arena("cau_robat", BOTS, 12, seed=3, address=CLIENT["address"], **CAU)
+        assert ray.util.client.ray.is_connected()  # through the client, not a node
+        td.selfplay("cau_robat", 6, seed=5, bots=BOTS, records=client_records, chunk=4, **CAU)
+    finally:
+        ray.shutdown()
+        td.connect(cluster)  # back to the connection the other tests use
+    assert np.array_equal(res.values, local.values) and res.to_dict() == local.to_dict()
+    assert client_records.read_text() == local_records.read_text()
 
 
 def test_cli_runs_on_ray(cluster: str, capsys: pytest.CaptureFixture[str]) -> None:
