@@ -1101,7 +1101,7 @@ struct SavedConfig<'a, G: Game> {
 
 /// The fields of a serialized state ([`Tracked::serialize`]), read without a JSON tree.
 #[derive(serde::Deserialize)]
-#[serde(bound = "")]
+#[serde(bound = "", deny_unknown_fields)]
 struct Saved<'a, G: Game> {
     #[serde(borrow)]
     game: Cow<'a, str>,
@@ -1515,7 +1515,15 @@ impl<G: Game> GameOf<G> {
             }
         }
         let mut config: G::Config = serde_path_to_error::deserialize(config).map_err(|e| {
-            crate::config_err!("bad {} config: option {}: {}", G::NAME, e.path(), e.inner())
+            let what = e.inner().to_string();
+            if what.starts_with("duplicate field") {
+                // At the top: an option under its name and another it is also read as.
+                return crate::config_err!(
+                    "bad {} config: {what}, given twice (also under another name it is read as)",
+                    G::NAME
+                );
+            }
+            crate::config_err!("bad {} config: option {}: {what}", G::NAME, e.path())
         })?;
         G::check_config(&mut config)?;
         Ok(GameOf {

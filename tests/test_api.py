@@ -744,7 +744,7 @@ def test_game_pickle_and_repr(impl):
                 assert again == game
                 assert again.config() == game.config()
                 assert again.name == game.name
-            assert isinstance(repr(game), str) and repr(game)
+            assert eval(repr(game), {"load_game": impl.load_game}) == game  # the call itself
             assert isinstance(str(game), str) and str(game)
 
 
@@ -787,6 +787,8 @@ def test_bad_decks(impl):
             "empty": [],
             "one string": deck[0],
             "joined": " ".join(deck),
+            "a set": set(deck),  # no order to deal in
+            "a dict": dict.fromkeys(deck),
         }
         for label, wrong in bad.items():
             try:
@@ -797,8 +799,12 @@ def test_bad_decks(impl):
                 raise AssertionError(f"{name} deck {label}: {err}") from None
         assert_raises(ConfigError, game.new_initial_state, 1, deck=deck, decks=[deck])
         assert_raises(ConfigError, game.new_initial_state, 1, decks=" ".join(deck))
-        # a good deck, lower case, is accepted
-        game.new_initial_state(1, deck=[c.lower() for c in deck])
+        # a good deck, lower case, spaced or in any iterable, is accepted
+        want = game.new_initial_state(1, deck=deck)
+        assert game.new_initial_state(1, deck=[f" {c.lower()} " for c in deck]) == want
+        assert game.new_initial_state(1, deck=iter(deck)) == want
+        assert game.new_initial_state(1, deck=np.array(deck)) == want
+        assert game.new_initial_state(1, decks=(tuple(deck),)) == want
 
 
 def test_deck_fixes_the_first_deal_and_decks_the_second(impl):
@@ -942,6 +948,10 @@ def test_bad_action_strings(impl):
                     raise AssertionError(f"{name} {text!r}: {err}") from None
             for card in d["bad_cards"]:
                 assert_raises(ParseError, state.string_to_action, f"play {card}", state=state)
+        # a message quotes the text as typed
+        verb = {"cau_robat": "play", "cuajo": "discard"}.get(name, "play")
+        with pytest.raises(ParseError, match="TO"):
+            game.new_initial_state(1).string_to_action(f"{verb} TO")
 
 
 def test_action_strings_round_trip(impl):
@@ -1044,12 +1054,13 @@ def test_returns_rewards_history(impl):
                     assert sum(state.returns()) == pytest.approx(0.0, abs=1e-9)
 
 
-def test_clone_is_independent(impl):
+@pytest.mark.parametrize("how", ["clone", "copy"])
+def test_clone_is_independent(impl, how):
     for name in impl.list_games():
         game = impl.load_game(name)
         for state in live_states(game, seed=5):
             text, history, view = state.serialize(), state.history(), state.view()
-            clone = state.clone()
+            clone = state.clone() if how == "clone" else copy.copy(state)
             assert clone == state
             clone.apply_action(clone.legal_actions()[-1])
             assert clone != state
@@ -1057,7 +1068,7 @@ def test_clone_is_independent(impl):
             assert state.history() == history
             assert state.view() == view
             # and the other way round
-            clone = state.clone()
+            clone = state.clone() if how == "clone" else copy.copy(state)
             clone_text = clone.serialize()
             state.apply_action(state.legal_actions()[0])
             assert clone.serialize() == clone_text
@@ -1188,6 +1199,9 @@ def test_corrupt_serialized_states(impl):
         tampered = copy.deepcopy(obj)
         tampered["history"] = "0 1 2"
         bad["history string"] = json.dumps(tampered)
+        bad["a field more"] = text[:-1] + ', "note": 1}'
+        bad["a field twice"] = text[:-1] + f', "seed": {obj["seed"]}}}'
+        bad["nested too deeply"] = "[" * 100_000 + "]" * 100_000
         for label, wrong in bad.items():
             try:
                 assert_raises(ParseError, game.deserialize_state, wrong, state=state)
@@ -1243,6 +1257,15 @@ def test_huge_seat_out_of_range(impl, method):
         for seat in (2**64, -(2**64)):
             args = (seat, 1) if method == "resample_from_infostate" else (seat,)
             assert_raises(ValueError, getattr(state, method), *args, state=state)
+
+
+def test_a_seat_that_is_no_int_says_so(impl):
+    state = impl.load_game("cicera").new_initial_state(1)
+    for seat in (True, "0", 1.5, None):
+        with pytest.raises(ValueError, match=r"is not an int|must be an integer"):
+            state.observation_string(seat)
+    with pytest.raises(ValueError, match=r"out of range|must be an integer in 0\.\.3, got 4"):
+        state.observation_string(4)
 
 
 def test_resample_bad_seed(impl):

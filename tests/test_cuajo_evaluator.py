@@ -25,6 +25,7 @@ import itertools
 import random
 from functools import cache
 
+import numpy as np
 import pytest
 
 import tapete
@@ -860,5 +861,8 @@ def test_best_arrangement_with_the_options():
             assert (tapete.cuajo.arrangement(cards) == groups) if not left else True
     with pytest.raises(tapete.ParseError):
         best(["KB"], sowee_triple="XX")
+    with pytest.raises(TypeError, match="undeclared_quad_valid must be a bool, got 3"):
+        best(["KB"], undeclared_quad_valid=3)  # type: ignore[arg-type]
+    assert best(["4E"] * 4, undeclared_quad_valid=np.False_) == ([], ["4E"] * 4)
     with pytest.raises(ValueError):
         best(["KB"] * 5)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from tapete import _core
 
 __all__ = ["arrangement", "best_arrangement", "distance", "is_complete", "waits"]
@@ -33,6 +35,8 @@ def best_arrangement(
     exactly when the cards split completely. The options are the game's: four identical cards
     count only if ``undeclared_quad_valid``; ``sowee_triple`` names the sowee when its three
     undeclared copies count as a combination."""
+    if not isinstance(undeclared_quad_valid, bool | np.bool_):
+        raise TypeError(f"undeclared_quad_valid must be a bool, got {undeclared_quad_valid!r:.40}")
     return _core.cuajo_best_arrangement(
         cards, undeclared_quad_valid=undeclared_quad_valid, sowee_triple=sowee_triple
     )

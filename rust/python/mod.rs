@@ -8,7 +8,7 @@ use crate::{cards, registry, Error};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
 use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -290,6 +290,7 @@ fn threads_arg(value: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+    unordered(value, what)?;
     if value.is_instance_of::<PyString>() {
         return Err(config_error(format!(
             "{what} must be a sequence of card strings, not one string"
@@ -301,6 +302,21 @@ fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
         .map_err(|_| bad())?
         .map(|c| text_arg(&c?, "a card", config_error))
         .collect()
+}
+
+/// A `ConfigError` for a dict or a set given where order matters (a deck, the decks): any
+/// other iterable is read in its order.
+fn unordered(value: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
+    if value.is_instance_of::<PyDict>()
+        || value.is_instance_of::<PySet>()
+        || value.is_instance_of::<PyFrozenSet>()
+    {
+        let kind = value.get_type().name()?;
+        return Err(config_error(format!(
+            "{what} must be a sequence in order, top card first, not a {kind}"
+        )));
+    }
+    Ok(())
 }
 
 /// Most games one `play_random` call plays: its results take 8·(players + 1) bytes a game, so
@@ -384,6 +400,7 @@ impl PyGame {
             (Some(_), Some(_)) => return Err(config_error("give deck or decks, not both".into())),
             (Some(d), None) => vec![card_list(d, "deck")?],
             (None, Some(ds)) => {
+                unordered(ds, "decks")?;
                 if ds.is_instance_of::<PyString>() {
                     return Err(config_error("decks must be a sequence of decks".into()));
                 }
@@ -469,12 +486,20 @@ impl PyGame {
         h.finish()
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "load_game({:?}, **{})",
-            self.inner.name(),
-            self.inner.config()
-        )
+    /// The call that loads this game, in Python: the options that differ from the defaults.
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let name = self.inner.name();
+        let default = registry::load_game(name, Value::Null).py_err()?.config();
+        let mut args = vec![PyString::new(py, name).repr()?.to_string()];
+        if let (Value::Object(config), Value::Object(default)) = (self.inner.config(), default) {
+            for (key, value) in config {
+                if default.get(&key) != Some(&value) {
+                    let value = to_py_value(py, &value)?;
+                    args.push(format!("{key}={}", value.bind(py).repr()?));
+                }
+            }
+        }
+        Ok(format!("load_game({})", args.join(", ")))
     }
 
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String, String))> {
@@ -513,21 +538,24 @@ impl From<Box<dyn DynState>> for PyState {
 impl PyState {
     fn seat(&self, player: &Bound<'_, PyAny>) -> PyResult<usize> {
         let n = self.inner.num_players();
-        let bad = || {
-            PyValueError::new_err(format!(
-                "seat {} is out of range: this game has seats 0..{}",
-                shown(player),
-                n - 1
-            ))
+        let is_int = !player.is_instance_of::<PyBool>()
+            && (player.is_instance_of::<PyInt>() || player.hasattr("__index__")?);
+        let why = if is_int {
+            "is out of range"
+        } else {
+            "is not an int"
         };
-        if player.is_instance_of::<PyBool>() {
-            return Err(bad());
-        }
         player
             .extract::<usize>()
             .ok()
-            .filter(|&p| p < n)
-            .ok_or_else(bad)
+            .filter(|&p| is_int && p < n)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "seat {} {why}: this game has seats 0..{}",
+                    shown(player),
+                    n - 1
+                ))
+            })
     }
 
     fn action(&self, action: &Bound<'_, PyAny>) -> PyResult<usize> {

@@ -23,7 +23,7 @@ import marshal
 import operator
 import secrets
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
@@ -64,6 +64,15 @@ def json_copy(value: Any) -> Any:
 TERMINAL = -4  # ``current_player()`` once the game is over
 CHANCE = -1  # ``current_player()`` at a chance node (explicit chance only)
 _RESAMPLE_SALT = 0x5DEECE66D2545F49  # seed ^ salt seeds the sampler of resample_from_infostate
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's fields, refusing a field given twice (which ``json`` would take last)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        twice = next(k for k, _ in pairs if [p for p, _ in pairs].count(k) > 1)
+        raise ValueError(f"duplicate field {shown(twice)}")
+    return out
 
 
 def as_int(value: object) -> int | None:
@@ -186,16 +195,21 @@ def check_seed(seed: object) -> int:
     return number
 
 
+def in_order(items: object, what: str) -> list[Any]:
+    """``items`` as a list, read in their order: any iterable but a string, a mapping or a set
+    (no order to deal in); a ``ConfigError`` starting with ``what`` otherwise."""
+    if isinstance(items, (str, bytes, Mapping, Set)) or not isinstance(items, Iterable):
+        raise ConfigError(f"{what}, got {shown(items)}")
+    return list(items)
+
+
 def check_deck(deck: object, pack: Pack) -> list[int]:
     """Card ids of a whole ``pack`` given as card strings, top card first; a pack with copies
     (Cuajo's) holds each kind ``copies`` times. A bad deck's error names what is wrong."""
     size = len(pack.full_pack())
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence):
-        raise ConfigError(
-            f"a deck must be a list of {size} card strings, top card first, got {shown(deck)}"
-        )
+    cards = in_order(deck, f"a deck must be a list of {size} card strings, top card first")
     ids: list[int] = []
-    for card in deck:
+    for card in cards:
         if not isinstance(card, str):
             raise ConfigError(f"a card of a deck is a string, got {shown(card)}")
         try:
@@ -337,9 +351,9 @@ class ReferenceGame(Generic[StateT]):
         if deck is not None:
             given = [check_deck(deck, self._pack)]
         elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise ConfigError(f"decks must be a list of decks, got {shown(decks)}")
-            given = [check_deck(d, self._pack) for d in decks]
+            given = [
+                check_deck(d, self._pack) for d in in_order(decks, "decks must be a list of decks")
+            ]
         return self._new_state(check_seed(seed), given)
 
     def deserialize_state(self, data: str) -> StateT:
@@ -347,7 +361,9 @@ class ReferenceGame(Generic[StateT]):
         if not isinstance(data, str):
             raise ParseError(f"a serialized state is a JSON string, got {type(data).__name__}")
         try:
-            obj = json.loads(data)
+            obj = json.loads(data, object_pairs_hook=_unique_keys)
+        except RecursionError:
+            raise ParseError("serialized state is not valid JSON: nested too deeply") from None
         except ValueError as err:
             raise ParseError(f"serialized state is not valid JSON: {err}") from None
         keys = {"game", "config", "seed", "decks", "rng", "history"}
@@ -412,8 +428,8 @@ class ReferenceGame(Generic[StateT]):
         changed = self._changed_config()
         if self._explicit:
             changed["explicit_chance"] = True
-        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
-        return f"{type(self).__name__}({args})"
+        args = "".join(f", {k}={v!r}" for k, v in changed.items())
+        return f"load_game({self._name!r}{args})"  # as the engine's: the call that loads it
 
 
 # ----------------------------------------------------------------------------------------------
@@ -844,6 +860,9 @@ class ReferenceState:
     def clone(self) -> Self:
         """An independent copy of the state."""
         return copy.deepcopy(self)
+
+    def __copy__(self) -> Self:
+        return self.clone()  # a shallow copy would share the history and hands
 
     def _pending_decks(self) -> list[list[int]]:
         """The decks dealt so far, then the given decks still to come."""

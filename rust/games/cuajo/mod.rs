@@ -295,11 +295,12 @@ impl ActionTrait for Action {
     }
 
     fn parse(text: &str) -> Result<Self> {
-        let words: Vec<String> = text
-            .split_whitespace()
-            .map(|w| w.to_ascii_lowercase())
-            .collect();
-        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        // The verb in any case; a card as given, so that a message quotes it as typed.
+        let mut words: Vec<&str> = text.split_whitespace().collect();
+        let verb = words.first().map(|w| w.to_ascii_lowercase());
+        if let (Some(w), Some(v)) = (words.first_mut(), verb.as_deref()) {
+            *w = v;
+        }
         let card = |c: &str| PACK.parse(c);
         match words.as_slice() {
             ["draw"] => Ok(Action::Draw),
