@@ -173,9 +173,10 @@ def test_card_ids_and_strings() -> None:
         assert CICERA.to_string(card) == text
     assert CICERA.parse("td") == 35 and CICERA.parse("10d") == 35 and CICERA.parse("jh") == 23
     assert [CICERA.parse(CICERA.to_string(c)) for c in range(52)] == list(range(52))
-    for bad in ("", "A", "1H", "11H", "AX", "HA", "10", " AS", "0S", 5, None):
+    for bad in ("", "A", "1H", "11H", "AX", "HA", "10", "A S", "0S", 5, None):
         with pytest.raises(ParseError):
             CICERA.parse(bad)
+    assert CICERA.parse(" AS\t") == CICERA.parse("AS")  # whitespace around, as the engine
     # The Spoil Five pack keeps its own numbering.
     assert FRENCH.parse("AH") == 38 and FRENCH.parse("2C") == 0
 
