@@ -10,6 +10,7 @@ import os
 import random
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -188,15 +189,19 @@ def test_replay_of_an_explicit_chance_record(
                          monkeypatch=monkeypatch)  # fmt: skip
     assert code == 0, err
     assert "Game over. Returns" in out
+    # The steps: the decisions (no chance node) after which what seat 1 knows changed.
     replayed = tapete.load_game(name, explicit_chance=True, **config).new_initial_state(seed=2)
-    decisions = []
-    for k, action in enumerate(state.history()):
-        if not replayed.is_chance_node():
-            decisions.append(k)
+    known = [] if replayed.is_chance_node() else [replayed.information_state_string(1)]
+    for action in state.history():
         replayed.apply_action(action)
-    decisions.append(len(state.history()))
-    shown = [int(k) for k in re.findall(r"· move (\d+) of \d+ · as seat 1", out)]
-    assert shown[:41] == decisions[:41] and shown[-1] == decisions[-1]
+        if (
+            not replayed.is_chance_node()
+            and (info := replayed.information_state_string(1)) not in known
+        ):
+            known.append(info)
+    steps = [int(n) for n in re.findall(r"· step \d+ of (\d+) · as seat 1", out)]
+    assert set(steps) == {len(known) - 1}
+    assert len(steps) == (len(known) if len(known) <= 41 else 42)  # 40 "n", then "end"
     code, out, err = run(capsys, "replay", str(path), stdin="\nend\nq\n", monkeypatch=monkeypatch)
     assert code == 0, err
     assert "Move 1: chance: dealer" in out and "Game over. Returns" in out
@@ -208,6 +213,63 @@ def test_replay_of_an_explicit_chance_record(
     records.write(cut, start)
     assert main(["replay", str(cut), "--seat", "1"]) == 2
     assert "ends before its first deal is over" in capsys.readouterr().err
+
+
+def test_replay_as_a_seat_shows_no_trace_of_a_move_hidden_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holder of the ace of trumps declines to rob, privately (rob_policy=penalty): the
+    next seat's replay has no step for it (a screen that told nothing, numbered apart, would
+    tell that a move was made), and its steps are the positions where what it knows changed."""
+    game = tapete.load_game("spoil_five", rob_policy="penalty", num_deals=1)
+    state, rng = game.new_initial_state(seed=1), random.Random(1)
+
+    def moves() -> dict[str, int]:
+        return {state.action_to_string(a): a for a in state.legal_actions()}
+
+    while "decline" not in moves() or state.view()["dealer"] == state.current_player():
+        state.apply_action(rng.choice([a for t, a in moves().items() if t != "decline"]))
+    seat = (state.current_player() + 1) % 4  # not the holder
+    state.apply_action(moves()["decline"])
+    play_out(state, rng)
+    path = tmp_path / "decline.jsonl"
+    records.write(path, state)
+    code, out, err = run(capsys, "replay", str(path), "--seat", str(seat), stdin="n\n" * 90 + "q\n",
+                         monkeypatch=monkeypatch)  # fmt: skip
+    assert code == 0, err
+    steps = re.split(r"^─+ Spoil Five · record 0 \(line 1\) · step \d+ of (\d+) · .*$", out,
+                     flags=re.M)  # fmt: skip
+    replayed, known = game.new_initial_state(seed=1), set()
+    for action in [None, *state.history()]:
+        if action is not None:
+            replayed.apply_action(action)
+        known.add(replayed.information_state_string(seat))
+    assert int(steps[1]) == len(known) - 1 < len(state.history())
+    for text in steps[4::2]:  # after step 0, each step tells a move before the table
+        assert not text.strip().startswith("─"), text[:200]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_play_saves_the_game_when_interrupted_or_hung_up(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) or the terminal closing (SIGHUP) at a prompt saves the unfinished game
+    with --out, as quitting does."""
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        path = tmp_path / f"{sig.name}.jsonl"
+        term = Terminal("play", "cau_robat", "--seed", "4", "--out", str(path))
+        term.expect(r"Your move>")
+        # Signalled once it waits in read(2), as a person's Ctrl-C finds it: a signal just
+        # before the read would wait for the next key (CPython's input() checks before it).
+        syscall = Path(f"/proc/{term.proc.pid}/syscall")
+        for _ in range(3000):  # at most about 30 s
+            if syscall.read_text().split()[0] == "0":  # read
+                break
+            select.select([], [], [], 0.01)
+        else:
+            pytest.fail("the game never waited for a move")
+        term.proc.send_signal(sig)
+        assert term.close() == 130
+        (rec,) = records.read(path)
+        assert rec["terminal"] is False and records.replay(rec).current_player() == 0
 
 
 # ---- tapete replay through a real terminal --------------------------------------------------
@@ -258,25 +320,25 @@ def test_replay_keys_through_a_pty(tmp_path: Path) -> None:
     path, recs = record_file(tmp_path)
     final = records.replay(recs[1])
     term = Terminal("replay", str(path), "--index", "1", "--seat", "2")
-    screen = term.expect(r"move 0 of 36 · as seat 2 saw it")
+    screen = term.expect(r"step 0 of 36 · as seat 2 saw it")
     screen += term.expect(r"q quit")
     assert "seat 0: random, seat 1: random, seat 2: random, seat 3: heuristic" in screen
     assert "seed" not in screen  # the seed decides every hand
     term.send("\r")  # Enter
-    term.expect(r"move 1 of 36")
+    term.expect(r"step 1 of 36")
     term.send("\x1b[C")  # →
-    screen = term.expect(r"move 2 of 36") + term.expect("q quit")
+    screen = term.expect(r"step 2 of 36") + term.expect("q quit")
     assert "Your hand" in screen
     term.send("\x1b[D")  # ←
-    term.expect(r"move 1 of 36")
+    term.expect(r"step 1 of 36")
     term.send("\x1b[F")  # End
-    screen = term.expect(r"move 36 of 36") + term.expect(r"q quit")
+    screen = term.expect(r"step 36 of 36") + term.expect(r"q quit")
     assert "Game over. Returns" in screen
     returns = ", ".join(f"seat {s}: {r:+g}" for s, r in enumerate(final.returns()))
     assert returns in screen
     term.send(" ")  # past the end: nothing moves
     term.send("g")  # back to the start
-    term.expect(r"move 0 of 36")
+    term.expect(r"step 0 of 36")
     term.send("q")
     assert term.close() == 0
     # every card shown: the table as str(state) draws it, each seat's hand
@@ -301,7 +363,7 @@ def test_replay_seat_view_hides_the_other_hands(tmp_path: Path) -> None:
     start = tapete.load_game("cau_robat").new_initial_state(seed=3)
     hands = start.view(None)["hands"]
     term = Terminal("replay", str(path), "--seat", "0")
-    screen = term.expect(r"move 0 of 36") + term.expect(r"q quit")
+    screen = term.expect(r"step 0 of 36") + term.expect(r"q quit")
     term.send("q")
     assert term.close() == 0
     mine = " ".join(hands[0])

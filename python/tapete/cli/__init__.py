@@ -29,6 +29,7 @@ import json
 import math
 import os
 import random
+import signal
 import sys
 import textwrap
 import time
@@ -472,88 +473,118 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
 
     pause = not args.no_pause and sys.stdin.isatty()
     undo: tuple[State, str] | None = None  # before a move being built (ui.building), its text
-    while not state.is_terminal():
-        actor = state.current_player()
-        legal = state.legal_actions()
-        forced = actor == seat and args.auto_forced and len(legal) == 1
-        if forced:
-            action = legal[0]
-        elif actor == seat:
-            ui.draw(console, game, state, seat)
-            _print_moves(console, ui, state, seat, legal)
-            building = undo is not None and ui.building is not None and ui.building(state, seat)
-            if building:
-                console.print(Text("Type 'cancel' to take this move back.", style="dim"))
-            chosen: int | None = None
-            while chosen is None:
-                line = _read_line(console, Text("Your move> ", style="bold green"))
-                if line is None or line.strip().lower() in QUIT_WORDS:
-                    console.print(Text("Bye: the game was left unfinished.", style="dim"))
-                    if args.out:
-                        records_cli.save_played(console, args.out, state, seat_names)
-                    return 0
-                keys = _move_keys(ui, state, legal)
-                word = line.strip().lower()
-                if word in HELP_WORDS:
-                    example = f" (e.g. {next(iter(keys))!r})" if keys else ""
-                    cancel = ", 'cancel' to take this move back" if building else ""
+    # Ctrl-C, or the terminal closed, saves the game as it stands, as quitting does.
+    hang_up = _on_hang_up(KeyboardInterrupt)
+    try:
+        while not state.is_terminal():
+            actor = state.current_player()
+            legal = state.legal_actions()
+            forced = actor == seat and args.auto_forced and len(legal) == 1
+            if forced:
+                action = legal[0]
+            elif actor == seat:
+                ui.draw(console, game, state, seat)
+                _print_moves(console, ui, state, seat, legal)
+                building = undo is not None and ui.building is not None and ui.building(state, seat)
+                if building:
+                    console.print(Text("Type 'cancel' to take this move back.", style="dim"))
+                chosen: int | None = None
+                while chosen is None:
+                    line = _read_line(console, Text("Your move> ", style="bold green"))
+                    if line is None or line.strip().lower() in QUIT_WORDS:
+                        console.print(Text("Bye: the game was left unfinished.", style="dim"))
+                        if args.out:
+                            records_cli.save_played(console, args.out, state, seat_names)
+                        return 0
+                    keys = _move_keys(ui, state, legal)
+                    word = line.strip().lower()
+                    if word in HELP_WORDS:
+                        example = f" (e.g. {next(iter(keys))!r})" if keys else ""
+                        cancel = ", 'cancel' to take this move back" if building else ""
+                        console.print(
+                            Text(
+                                f"Type the {ui.key_name} of a move{example}, its text (case does "
+                                f"not matter, e.g. {state.action_to_string(legal[0])!r}){cancel}, "
+                                "or 'quit'.",
+                                style="dim",
+                            )
+                        )
+                        _print_moves(console, ui, state, seat, legal)
+                        continue
+                    if word in CANCEL_WORDS and undo is not None and building:
+                        break
+                    if word in CANCEL_WORDS:
+                        console.print(Text("✗ there is no move under way to cancel", style="red"))
+                        continue
+                    if not word:
+                        continue
+                    try:
+                        chosen = parse_move(state, legal, line, keys, ui.key_name)
+                    except CliError as error:
+                        console.print(Text(f"✗ {error}", style="red"))
+                if chosen is None and undo is not None:  # cancelled: the state before the move
+                    state, text = undo
+                    undo = None
                     console.print(
                         Text(
-                            f"Type the {ui.key_name} of a move{example}, its text (case does "
-                            f"not matter, e.g. {state.action_to_string(legal[0])!r}){cancel}, "
-                            "or 'quit'.",
-                            style="dim",
+                            f"Cancelled {text!r}: the table is back as it was before it.", "yellow"
                         )
                     )
-                    _print_moves(console, ui, state, seat, legal)
                     continue
-                if word in CANCEL_WORDS and undo is not None and building:
-                    break
-                if word in CANCEL_WORDS:
-                    console.print(Text("✗ there is no move under way to cancel", style="red"))
-                    continue
-                if not word:
-                    continue
-                try:
-                    chosen = parse_move(state, legal, line, keys, ui.key_name)
-                except CliError as error:
-                    console.print(Text(f"✗ {error}", style="red"))
-            if chosen is None and undo is not None:  # cancelled: the state before the move
-                state, text = undo
-                undo = None
-                console.print(
-                    Text(f"Cancelled {text!r}: the table is back as it was before it.", "yellow")
-                )
-                continue
-            assert chosen is not None
-            action = chosen
-        else:
-            action = bots[actor].choose(state)
-        before = state.clone()
-        text = state.action_to_string(action)
-        try:
-            state.apply_action(action)
-        except TapeteError as error:  # cannot happen for a legal action; never a traceback
-            raise CliError(f"the engine refused {text!r}: {error}") from None
-        if forced:
-            console.print(Text(f"Your only move, {text!r}, is played (--auto-forced).", "dim"))
-        ui.narrate(console, Move(game, before, state, actor, action, text, seat))
-        if actor == seat and ui.building is not None:
-            if not ui.building(state, seat):
-                undo = None
-            elif undo is None:
-                undo = (before, text)
-        if pause and not pause_between_deals(console, ui, before, state, seat):
-            console.print(Text("Bye: the game was left unfinished.", style="dim"))
-            if args.out:
-                records_cli.save_played(console, args.out, state, seat_names)
-            return 0
+                assert chosen is not None
+                action = chosen
+            else:
+                action = bots[actor].choose(state)
+            before = state.clone()
+            text = state.action_to_string(action)
+            try:
+                state.apply_action(action)
+            except TapeteError as error:  # cannot happen for a legal action; never a traceback
+                raise CliError(f"the engine refused {text!r}: {error}") from None
+            if forced:
+                console.print(Text(f"Your only move, {text!r}, is played (--auto-forced).", "dim"))
+            ui.narrate(console, Move(game, before, state, actor, action, text, seat))
+            if actor == seat and ui.building is not None:
+                if not ui.building(state, seat):
+                    undo = None
+                elif undo is None:
+                    undo = (before, text)
+            if pause and not pause_between_deals(console, ui, before, state, seat):
+                console.print(Text("Bye: the game was left unfinished.", style="dim"))
+                if args.out:
+                    records_cli.save_played(console, args.out, state, seat_names)
+                return 0
+
+    except KeyboardInterrupt:
+        if args.out:
+            records_cli.save_played(console, args.out, state, seat_names)
+        raise
+    finally:
+        hang_up()
 
     ui.draw(console, game, state, seat)
     print_game_over(console, game, state, seat, seed)
     if args.out:
         records_cli.save_played(console, args.out, state, seat_names)
     return 0
+
+
+def _on_hang_up(exception: type[BaseException]) -> Callable[[], None]:
+    """Until the function it gives is called, the terminal closing (SIGHUP) raises
+    ``exception`` in this (main) thread, as Ctrl-C does, instead of ending the process at once."""
+
+    def raise_it(signum: int, frame: object) -> None:
+        raise exception
+
+    try:
+        before = signal.signal(signal.SIGHUP, raise_it)
+    except (AttributeError, ValueError):  # no SIGHUP (Windows), or not the main thread
+        return lambda: None
+
+    def restore() -> None:
+        signal.signal(signal.SIGHUP, before)
+
+    return restore
 
 
 def pause_between_deals(

@@ -330,12 +330,19 @@ class _Replay:
             self.actions.append(action)
             state.apply_action(action)
             self.states.append(state)
-        # The positions shown: every one with every card shown; for a seat, none at a chance
-        # node (explicit chance records: the cards being dealt are seen when the deal is
-        # over, as in a seeded game).
-        self.shown = [
-            k for k, state in enumerate(self.states) if seat is None or not state.is_chance_node()
-        ]
+        # The positions shown: every one with every card shown; for a seat, those where what
+        # it knows changed: none at a chance node (explicit chance records: the cards being
+        # dealt are seen when the deal is over, as in a seeded game), and none after a move
+        # hidden from it (a private decline, a marker being chosen), whose screen and number
+        # would tell it that a move it cannot see was made.
+        if seat is None:
+            self.shown = list(range(len(self.states)))
+        else:
+            self.shown, known = [], None
+            for k, state in enumerate(self.states):
+                if not state.is_chance_node() and state.information_state_string(seat) != known:
+                    self.shown.append(k)
+                    known = state.information_state_string(seat)
         if not self.shown:
             raise CliError(
                 f"{self.label} ends before its first deal is over: seat {seat} has seen "
@@ -349,8 +356,12 @@ class _Replay:
         total = len(self.actions)
         if console.is_terminal:
             console.clear()
-        who = "everything shown" if seat is None else f"as seat {seat} saw it"
-        console.rule(Text(f"{ui.title} · {self.label} · move {k} of {total} · {who}"))
+        where = (
+            f"move {k} of {total} · everything shown"
+            if seat is None
+            else f"step {i} of {len(self.shown) - 1} · as seat {seat} saw it"
+        )
+        console.rule(Text(f"{ui.title} · {self.label} · {where}"))
         if i == 0:
             bots = self.rec.get("bots")
             players = (
@@ -361,18 +372,23 @@ class _Replay:
             # the seed decides every hand: shown only when every card is
             seed = f"seed {self.rec['seed']} · " if seat is None else ""
             console.print(Text(f"{seed}{players}", style="dim"))
+        elif seat is None:
+            actor, action = self.actors[k - 1], self.actions[k - 1]
+            who = "chance" if actor == CHANCE else f"seat {actor}"
+            text = self.states[k - 1].action_to_string(action)
+            console.print(Text(f"Move {k}: {who}: {text}", style="bold"))
         else:
-            # The move from the position shown before (a seat's: its decision, the cards
-            # then dealt included in what follows it).
-            a = self.shown[i - 1]
-            before, after = self.states[a], self.states[k]
-            actor, action = self.actors[a], self.actions[a]
-            text = before.action_to_string(action)
-            if seat is None:
-                who = "chance" if actor == CHANCE else f"seat {actor}"
-                console.print(Text(f"Move {k}: {who}: {text}", style="bold"))
-            else:
-                ui.narrate(console, Move(game, before, after, actor, action, text, seat))
+            # The moves since the position shown before, each as the seat witnessed it (as
+            # `play` tells them: nothing of a move it cannot see); a decision's cards, dealt
+            # at chance nodes, with it.
+            for m in range(self.shown[i - 1], k):
+                if self.actors[m] == CHANCE:
+                    continue
+                after = next(j for j in range(m + 1, k + 1) if not self.states[j].is_chance_node())
+                before, action = self.states[m], self.actions[m]
+                text = before.action_to_string(action)
+                move = Move(game, before, self.states[after], self.actors[m], action, text, seat)
+                ui.narrate(console, move)
         state = self.states[k]
         if seat is None:
             console.print(Text(str(state)))
