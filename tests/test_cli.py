@@ -900,13 +900,35 @@ def test_play_cuajo_help_lists_the_keys(capsys: pytest.CaptureFixture[str]) -> N
     assert "cuajo: a card to discard it" in out and "d draw" in out and "ss<card>" in out
 
 
+def test_play_spoil_five_says_what_a_rob_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 3 turns up the ace of trumps to the person, the dealer: the moves say what robbing
+    and (under the penalty rule) declining mean."""
+    args = ("--seed", "3", "rob_policy=penalty", "--no-pause")
+    code, out, err = run_play("spoil_five", monkeypatch, capsys, ["quit"], *args)
+    assert code == 0, err
+    out = " ".join(out.split())  # the title wraps
+    assert "rob X = lay X face down and take the turned-up AD when your turn in trick 1" in out
+    assert "decline = keep your hand, but then you (and your team) cannot win the pool" in out
+
+
+def test_a_long_piped_line_is_echoed_cut(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_play("cau_robat", monkeypatch, capsys, ["x" * 5000, "quit"], "--seed", "1")
+    assert code == 0, err
+    flat = out.replace("\n", "")  # the echo wraps
+    assert "x" * 201 not in flat and "x" * 200 + "… (5,000 characters)" in flat
+
+
 def test_play_cuajo_whole_hand(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A whole hand typed on stdin, won by the person: mistakes, keys, bare cards and move
     texts; every discard told once, in order; the hand's end and the returns in cents."""
     seed = 4  # the person claims a shown draw and wins
-    first = ["banana", "7", "kb", "help"]
+    first = ["banana", "7", "kb", "w", "help"]
     lines, final, discards = cuajo_script(seed, {}, first=first)
     result = final.view(0)["result"]
     assert result["winner"] == 0 and result["source"] == "claim"
@@ -915,6 +937,7 @@ def test_play_cuajo_whole_hand(
     assert err == ""
     assert '"banana" is not a Cuajo action' in out
     assert "'7' is not the key of a move now" in out
+    assert "'w' is not the key of a move now" in out  # a win: not before the hand is complete
     assert "'discard KB' is not legal now" in out  # kings are never discarded
     assert "Type the key of a move" in out  # help
     assert "Cuajo · hand 1 · dealer:" in out and "Sowee" in out and "Stock" in out

@@ -154,7 +154,9 @@ def test_replay_from_a_pipe(
     assert code == 0
     moves = re.findall(r"record 3 \(line 4\) · move (\d+) of 36", out)
     assert moves == ["0", "1", "2", "1", "36"]
-    assert out.count("Enter/→ next") == 6  # one per screen, and once for the unknown command
+    assert out.count("n (or an empty line) next · b back") == 6  # a pipe's commands: per screen,
+    assert "Not a command here: n (or an empty line)" in out  # and for the unknown one
+    assert "Enter/→" not in out
     assert "Game over. Returns" in out
 
 

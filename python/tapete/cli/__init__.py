@@ -33,7 +33,7 @@ import signal
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NoReturn
@@ -290,7 +290,9 @@ def _read_line(console: Console, prompt: Text) -> str | None:
     if not sys.stdin.isatty():
         # Echo piped input so transcripts read well, control characters escaped (an escape
         # sequence in the input must not drive the terminal).
-        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
+        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in line[:200])
+        if len(line) > 200:  # as an error message cuts what it quotes
+            shown += f"… ({len(line):,} characters)"
         console.print(Text(shown), highlight=False)
     return line
 
@@ -333,11 +335,13 @@ def parse_move(
     text: str,
     keys: dict[str, int] | None = None,
     key_name: str = "number",
+    every_key: Collection[str] = (),
 ) -> int:
     """The legal action that ``text`` names: a number in the move list (or, when the game gives
     ``keys``, one of those words: a rank in Cau Robat), an action string, or just the argument
     of one (``2h`` for ``play 2H``, ``7`` for ``play 7``) when that names exactly one legal
-    move."""
+    move. ``every_key``: the keys of all the game's moves, for the message of one not open
+    now (Cuajo's ``w`` before the hand is complete)."""
     text = " ".join(text.split())
     if keys is not None:
         word = str(int(text)) if text.isascii() and text.isdigit() else text.lower()
@@ -373,6 +377,10 @@ def parse_move(
             ) from None
         if illegal:
             raise CliError(illegal_message(state, min(illegal))) from None
+        if keys is not None and text.lower() in every_key:  # of a move not open now
+            raise CliError(
+                f"{text!r} is not the {key_name} of a move now: type one of {', '.join(keys)}"
+            ) from None
         raise CliError(
             f"{error}; type a move's {key_name} or an action such as "
             f"{state.action_to_string(legal[0])!r}"
@@ -519,7 +527,8 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                     if not word:
                         continue
                     try:
-                        chosen = parse_move(state, legal, line, keys, ui.key_name)
+                        every = _move_keys(ui, state, list(range(game.num_distinct_actions())))
+                        chosen = parse_move(state, legal, line, keys, ui.key_name, every or ())
                     except CliError as error:
                         console.print(Text(f"✗ {error}", style="red"))
                 if chosen is None and undo is not None:  # cancelled: the state before the move

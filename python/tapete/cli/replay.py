@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 KEYS_HELP = "Enter/→ next · ← back · Home/End start/end · q quit"
+LINES_HELP = "n (or an empty line) next · b back · g start · end · q quit"  # from a pipe
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,6 +314,7 @@ class _Replay:
         from tapete.cli import ui_for  # the package imports this module lazily
 
         self.console, self.game, self.rec, self.seat = console, game, rec, seat
+        self.help = KEYS_HELP
         self.ui = ui_for(game.name)
         self.label = f"record {index} (line {line})"
         start = (
@@ -399,11 +401,12 @@ class _Replay:
             unit = f" {ui.unit}" if ui.unit else ""
             over = "Game over" if state.is_terminal() else "End of the record (unfinished game)"
             console.print(Text(f"{over}. Returns{unit}: {returns}", style="bold"))
-        console.print(Text(KEYS_HELP, style="dim"))
+        console.print(Text(self.help, style="dim"))
 
     def run(self) -> None:
         i, last = 0, len(self.shown) - 1  # index in the positions shown
         with _Keys() as keys:
+            self.help = KEYS_HELP if keys.tty else LINES_HELP
             self.show(i)
             while True:
                 command = keys.next()
@@ -419,4 +422,4 @@ class _Replay:
                     i = target
                     self.show(i)
                 elif command == "other":
-                    self.console.print(Text(KEYS_HELP, style="dim"))
+                    self.console.print(Text(f"Not a command here: {self.help}", style="dim"))

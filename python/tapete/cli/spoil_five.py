@@ -272,12 +272,30 @@ def _tricks_after(before: dict[str, Any], winner: int) -> str:
     return text
 
 
+def _sf_moves_title(state: State, seat: int) -> Text:
+    """ "Your moves:", and at a rob what robbing and declining do."""
+    v = state.view(seat)
+    title = Text("Your moves:", style="bold")
+    if v["phase"] in ("rob", "dealer_rob"):
+        when = " when your turn in trick 1 comes" if v["phase"] == "dealer_rob" else ""
+        hint = f"  rob X = lay X face down and take the turned-up {v['turn_up']}{when}"
+        policy = state.get_game().config()["rob_policy"]
+        if policy == "penalty":
+            hint += "; decline = keep your hand, but then you (and your team) cannot win the pool"
+            hint += " or jink this deal"
+        elif policy == "optional":
+            hint += "; decline = keep your hand"
+        title.append(hint, style="dim")
+    return title
+
+
 UI = GameUI(
     title="Spoil Five",
     draw=draw_spoil_five,
     narrate=narrate_spoil_five,
     card_style=french_card_style,
     bold_cards=_sf_trumps,
+    moves_title=_sf_moves_title,
     unit="chips",
     deal_of=lambda state, seat: int(state.view(seat)["deal"]),
 )
