@@ -179,7 +179,7 @@ impl Pack {
 
     /// Parses a card string, case-insensitively: rank token then suit letter.
     pub fn parse(&self, text: &str) -> Result<u8> {
-        let t = text.trim().to_ascii_uppercase();
+        let t = text.trim_ascii().to_ascii_uppercase();
         let bad = || {
             parse_err!(
                 "{} is not a card of the {} pack (rank {} then suit {})",

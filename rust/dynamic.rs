@@ -1160,6 +1160,37 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// A JSON object whose fields are all different (serde_json's own would keep the last of a
+/// field given twice): a saved config, which must say one thing once.
+struct UniqueObject(serde_json::Map<String, Value>);
+
+impl<'de> serde::Deserialize<'de> for UniqueObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = UniqueObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of options")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut fields: A,
+            ) -> std::result::Result<UniqueObject, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some((key, value)) = fields.next_entry::<String, Value>()? {
+                    if out.contains_key(&key) {
+                        let message = format!("duplicate field `{key}`");
+                        return Err(serde::de::Error::custom(message));
+                    }
+                    out.insert(key, value);
+                }
+                Ok(UniqueObject(out))
+            }
+        }
+        d.deserialize_map(Fields)
+    }
+}
+
 /// A text being read by [`Fields::written`], and how far.
 struct Scan<'a>(&'a str, usize);
 
@@ -1488,6 +1519,17 @@ impl<G: Game> GameOf<G> {
                 ))
             }
         };
+        for &(alias, name) in G::ALIASES {
+            if let Some(value) = options.remove(alias) {
+                if options.contains_key(name) {
+                    return Err(crate::config_err!(
+                        "bad {} config: {name} and {alias} are one option: give one",
+                        G::NAME
+                    ));
+                }
+                options.insert(name.to_string(), value);
+            }
+        }
         if !G::PRESETS.is_empty() {
             if let Some(name) = options.remove("preset") {
                 let names = || {
@@ -1515,15 +1557,7 @@ impl<G: Game> GameOf<G> {
             }
         }
         let mut config: G::Config = serde_path_to_error::deserialize(config).map_err(|e| {
-            let what = e.inner().to_string();
-            if what.starts_with("duplicate field") {
-                // At the top: an option under its name and another it is also read as.
-                return crate::config_err!(
-                    "bad {} config: {what}, given twice (also under another name it is read as)",
-                    G::NAME
-                );
-            }
-            crate::config_err!("bad {} config: option {}: {what}", G::NAME, e.path())
+            crate::config_err!("bad {} config: option {}: {}", G::NAME, e.path(), e.inner())
         })?;
         G::check_config(&mut config)?;
         Ok(GameOf {
@@ -1545,8 +1579,9 @@ impl<G: Game> GameOf<G> {
         if let Some(game) = kept {
             return Ok(game);
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| crate::parse_err!("{e}"))?;
-        let game = Self::from_json(value)?;
+        let UniqueObject(options) =
+            serde_json::from_str(text).map_err(|e| crate::parse_err!("{e}"))?;
+        let game = Self::from_json(Value::Object(options))?;
         if text.len() > LOADED_TEXT {
             return Ok(game);
         }

@@ -30,6 +30,8 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     /// Named sets of options the rules define (`preset="name"`), each a JSON object: its
     /// options are the defaults of a config that names it, under the options given.
     const PRESETS: &'static [(&'static str, &'static str)] = &[];
+    /// Other names an option is also read as (the rules' own), as `(alias, option)`.
+    const ALIASES: &'static [(&'static str, &'static str)] = &[];
 
     /// Validates a config and fills in effective values (e.g. defaults that depend on players).
     fn check_config(config: &mut Self::Config) -> Result<()>;

@@ -745,6 +745,8 @@ def test_game_pickle_and_repr(impl):
                 assert again.config() == game.config()
                 assert again.name == game.name
             assert eval(repr(game), {"load_game": impl.load_game}) == game  # the call itself
+            other = tapete.reference if impl is tapete else tapete
+            assert repr(game) == repr(other.load_game(name, **config))  # as the other writes it
             assert isinstance(str(game), str) and str(game)
 
 
@@ -789,6 +791,8 @@ def test_bad_decks(impl):
             "joined": " ".join(deck),
             "a set": set(deck),  # no order to deal in
             "a dict": dict.fromkeys(deck),
+            "a dict's keys": dict.fromkeys(deck).keys(),
+            "a control character": deck[:-1] + [deck[-1] + "\x1f"],  # not ASCII whitespace
         }
         for label, wrong in bad.items():
             try:
@@ -1201,6 +1205,9 @@ def test_corrupt_serialized_states(impl):
         bad["history string"] = json.dumps(tampered)
         bad["a field more"] = text[:-1] + ', "note": 1}'
         bad["a field twice"] = text[:-1] + f', "seed": {obj["seed"]}}}'
+        option, value = next(iter(obj["config"].items()))
+        again = json.dumps({option: value})[1:-1]
+        bad["an option twice"] = text.replace('"config":{', f'"config":{{{again},', 1)
         bad["nested too deeply"] = "[" * 100_000 + "]" * 100_000
         for label, wrong in bad.items():
             try:

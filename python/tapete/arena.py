@@ -284,7 +284,7 @@ def _python_arena(
             state = game.new_initial_state(seed=(seed + d) % 2**64)
             while not state.is_terminal():
                 p = state.current_player()
-                given = state.clone()  # a bot that applies actions to it spoils nothing
+                given = state.clone()  # a bot that applies actions to it spoils no game
                 choice = seat_bots[p].choose(given)
                 if given != state:
                     raise IllegalActionError(

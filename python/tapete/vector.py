@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -144,12 +145,12 @@ class VectorEnv:
 
     def state(self, i: int) -> State:
         """A copy of env ``i``'s current state."""
-        try:
-            if isinstance(i, bool | np.bool_):
-                raise TypeError
-            env = operator.index(i)
-        except TypeError:
-            raise TypeError(f"env must be an int, got {i!r}") from None
+        env = None
+        if not isinstance(i, bool | np.bool_):
+            with contextlib.suppress(TypeError):  # no __index__, or an array's refusing
+                env = operator.index(i)
+        if env is None:
+            raise TypeError(f"env must be an int, got {i!r}")
         return self._env.state(env)
 
     def __repr__(self) -> str:

@@ -100,8 +100,7 @@ config_options! {
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Also read as `num_players`, the name of rules §9.
-    #[serde(alias = "num_players")]
+    /// Also read as `num_players`, the name of rules §9 (`Game::ALIASES`).
     pub players: u32,
     pub hands_to_win: u32,
     pub first_dealer: FirstDealer,
@@ -885,6 +884,7 @@ impl Game for CauRobat {
         ("seed", "{}"),
         ("pagat", r#"{"net_bonus": true, "hands_to_win": 1}"#),
     ];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("num_players", "players")];
     const PACK: &'static Pack = PACK;
     type Config = Config;
     type Action = Action;

@@ -8,7 +8,7 @@ use crate::{cards, registry, Error};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -290,7 +290,10 @@ fn threads_arg(value: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
-    unordered(value, what)?;
+    unordered(
+        value,
+        &format!("{what} lists its cards in order, top card first"),
+    )?;
     if value.is_instance_of::<PyString>() {
         return Err(config_error(format!(
             "{what} must be a sequence of card strings, not one string"
@@ -304,17 +307,13 @@ fn card_list(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
         .collect()
 }
 
-/// A `ConfigError` for a dict or a set given where order matters (a deck, the decks): any
-/// other iterable is read in its order.
-fn unordered(value: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
-    if value.is_instance_of::<PyDict>()
-        || value.is_instance_of::<PySet>()
-        || value.is_instance_of::<PyFrozenSet>()
-    {
+/// A `ConfigError` saying `rule` for a mapping or a set given where order matters (a deck,
+/// the decks): any other iterable is read in its order.
+fn unordered(value: &Bound<'_, PyAny>, rule: &str) -> PyResult<()> {
+    let abc = value.py().import("collections.abc")?;
+    if value.is_instance(&abc.getattr("Mapping")?)? || value.is_instance(&abc.getattr("Set")?)? {
         let kind = value.get_type().name()?;
-        return Err(config_error(format!(
-            "{what} must be a sequence in order, top card first, not a {kind}"
-        )));
+        return Err(config_error(format!("{rule}, not a {kind}")));
     }
     Ok(())
 }
@@ -400,7 +399,7 @@ impl PyGame {
             (Some(_), Some(_)) => return Err(config_error("give deck or decks, not both".into())),
             (Some(d), None) => vec![card_list(d, "deck")?],
             (None, Some(ds)) => {
-                unordered(ds, "decks")?;
+                unordered(ds, "decks are listed in order, the first deal's first")?;
                 if ds.is_instance_of::<PyString>() {
                     return Err(config_error("decks must be a sequence of decks".into()));
                 }
@@ -486,18 +485,37 @@ impl PyGame {
         h.finish()
     }
 
-    /// The call that loads this game, in Python: the options that differ from the defaults.
+    /// The call that loads this game, in Python: the options that differ from the defaults,
+    /// but for those the others set (Spoil Five's `num_deals` follows `players`).
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let name = self.inner.name();
-        let default = registry::load_game(name, Value::Null).py_err()?.config();
-        let mut args = vec![PyString::new(py, name).repr()?.to_string()];
-        if let (Value::Object(config), Value::Object(default)) = (self.inner.config(), default) {
-            for (key, value) in config {
-                if default.get(&key) != Some(&value) {
-                    let value = to_py_value(py, &value)?;
-                    args.push(format!("{key}={}", value.bind(py).repr()?));
-                }
+        let config = self.inner.config();
+        let load = |options: &serde_json::Map<String, Value>| {
+            registry::load_game(name, Value::Object(options.clone())).map(|g| g.config())
+        };
+        let (Value::Object(all), Ok(Value::Object(default))) =
+            (&config, load(&serde_json::Map::new()))
+        else {
+            return Ok(format!("load_game({name:?})"));
+        };
+        let mut given: serde_json::Map<String, Value> = all
+            .iter()
+            .filter(|(key, value)| default.get(*key) != Some(value))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        for key in given.keys().cloned().collect::<Vec<_>>() {
+            let mut fewer = given.clone();
+            fewer.remove(&key);
+            if load(&fewer).is_ok_and(|c| c == config) {
+                given = fewer;
             }
+        }
+        let mut args = vec![PyString::new(py, name).repr()?.to_string()];
+        for (key, value) in &given {
+            args.push(format!(
+                "{key}={}",
+                to_py_value(py, value)?.bind(py).repr()?
+            ));
         }
         Ok(format!("load_game({})", args.join(", ")))
     }
@@ -538,8 +556,9 @@ impl From<Box<dyn DynState>> for PyState {
 impl PyState {
     fn seat(&self, player: &Bound<'_, PyAny>) -> PyResult<usize> {
         let n = self.inner.num_players();
+        // An int, or what takes its place (numpy's): not a bool, nor an array.
         let is_int = !player.is_instance_of::<PyBool>()
-            && (player.is_instance_of::<PyInt>() || player.hasattr("__index__")?);
+            && (player.is_instance_of::<PyInt>() || player.call_method0("__index__").is_ok());
         let why = if is_int {
             "is out of range"
         } else {

@@ -24,6 +24,7 @@ one is drawn with ``state.observation_string(seat)`` and narrated from what is n
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import math
@@ -33,7 +34,7 @@ import signal
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NoReturn
@@ -481,9 +482,17 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
 
     pause = not args.no_pause and sys.stdin.isatty()
     undo: tuple[State, str] | None = None  # before a move being built (ui.building), its text
-    # Ctrl-C, or the terminal closed, saves the game as it stands, as quitting does.
-    hang_up = _on_hang_up(KeyboardInterrupt)
-    try:
+    every_key = _move_keys(ui, state, list(range(game.num_distinct_actions()))) or ()
+    saved = False
+
+    def save() -> None:
+        """The game as it stands to --out, once (quitting, then Ctrl-C, must not add it twice)."""
+        nonlocal saved
+        if args.out and not saved:
+            saved = True
+            records_cli.save_played(console, args.out, state, seat_names)
+
+    with _saved_when_interrupted(save):
         while not state.is_terminal():
             actor = state.current_player()
             legal = state.legal_actions()
@@ -501,8 +510,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                     line = _read_line(console, Text("Your move> ", style="bold green"))
                     if line is None or line.strip().lower() in QUIT_WORDS:
                         console.print(Text("Bye: the game was left unfinished.", style="dim"))
-                        if args.out:
-                            records_cli.save_played(console, args.out, state, seat_names)
+                        save()
                         return 0
                     keys = _move_keys(ui, state, legal)
                     word = line.strip().lower()
@@ -527,8 +535,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                     if not word:
                         continue
                     try:
-                        every = _move_keys(ui, state, list(range(game.num_distinct_actions())))
-                        chosen = parse_move(state, legal, line, keys, ui.key_name, every or ())
+                        chosen = parse_move(state, legal, line, keys, ui.key_name, every_key)
                     except CliError as error:
                         console.print(Text(f"✗ {error}", style="red"))
                 if chosen is None and undo is not None:  # cancelled: the state before the move
@@ -560,40 +567,45 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
                     undo = (before, text)
             if pause and not pause_between_deals(console, ui, before, state, seat):
                 console.print(Text("Bye: the game was left unfinished.", style="dim"))
-                if args.out:
-                    records_cli.save_played(console, args.out, state, seat_names)
+                save()
                 return 0
 
-    except KeyboardInterrupt:
-        if args.out:
-            records_cli.save_played(console, args.out, state, seat_names)
-        raise
-    finally:
-        hang_up()
-
-    ui.draw(console, game, state, seat)
-    print_game_over(console, game, state, seat, seed)
-    if args.out:
-        records_cli.save_played(console, args.out, state, seat_names)
+        ui.draw(console, game, state, seat)
+        print_game_over(console, game, state, seat, seed)
+        save()
     return 0
 
 
-def _on_hang_up(exception: type[BaseException]) -> Callable[[], None]:
-    """Until the function it gives is called, the terminal closing (SIGHUP) raises
-    ``exception`` in this (main) thread, as Ctrl-C does, instead of ending the process at once."""
+class HangUp(KeyboardInterrupt):
+    """The terminal closed (SIGHUP): stopped as by Ctrl-C, with exit code 129."""
 
-    def raise_it(signum: int, frame: object) -> None:
-        raise exception
 
+def _hang_up(signum: int, frame: object) -> None:
+    raise HangUp
+
+
+@contextlib.contextmanager
+def _saved_when_interrupted(save: Callable[[], None]) -> Iterator[None]:
+    """Ctrl-C, or the terminal closing (SIGHUP, unless ignored, as under nohup), calls
+    ``save`` and goes on as the KeyboardInterrupt it is; both are ignored while it saves, as a
+    second one (a closing terminal often sends two) would cut the record short."""
+    stops = [signal.SIGINT, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
     try:
-        before = signal.signal(signal.SIGHUP, raise_it)
-    except (AttributeError, ValueError):  # no SIGHUP (Windows), or not the main thread
-        return lambda: None
-
-    def restore() -> None:
-        signal.signal(signal.SIGHUP, before)
-
-    return restore
+        before = {stop: signal.getsignal(stop) for stop in stops}
+        if len(stops) > 1 and before[stops[1]] is not signal.SIG_IGN:
+            signal.signal(stops[1], _hang_up)
+    except ValueError:  # not the main thread: signals are the main thread's
+        before = {}
+    try:
+        yield
+    except KeyboardInterrupt:
+        for stop in before:
+            signal.signal(stop, signal.SIG_IGN)
+        save()
+        raise
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, signal.SIG_DFL if handler is None else handler)
 
 
 def pause_between_deals(
@@ -1257,9 +1269,9 @@ def main(argv: list[str] | None = None) -> int:
     except TapeteError as error:
         errors.print(Text(f"tapete: error: {error}", style="bold red"), soft_wrap=True)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         errors.print(Text("tapete: interrupted", style="red"))
-        return 130
+        return 129 if isinstance(stop, HangUp) else 130
     except BrokenPipeError:
         try:  # the reader went away (tapete games | head): exit quietly
             devnull = os.open(os.devnull, os.O_WRONLY)

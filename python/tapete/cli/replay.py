@@ -203,6 +203,7 @@ class _Keys(AbstractContextManager["_Keys"]):
         except (AttributeError, OSError, ValueError):  # no stdin, or one without a descriptor
             self.fd = -1
         self.tty = self.fd >= 0 and os.isatty(self.fd)
+        self.typed = ""  # the line of the last command read from a pipe
         self.saved: list[Any] | None = None
 
     def __enter__(self) -> _Keys:
@@ -237,6 +238,7 @@ class _Keys(AbstractContextManager["_Keys"]):
             if not line:
                 return "quit"
             word = line.strip().lower()
+            self.typed = word[:40]
             return LINE_COMMANDS.get(word, "other")
         key = self._byte(None)
         if key == b"\x1b":
@@ -422,4 +424,5 @@ class _Replay:
                     i = target
                     self.show(i)
                 elif command == "other":
-                    self.console.print(Text(f"Not a command here: {self.help}", style="dim"))
+                    typed = f"{keys.typed!r} is not a command here: " if keys.typed else ""
+                    self.console.print(Text(f"{typed}{self.help}", style="dim"))

@@ -68,10 +68,11 @@ _RESAMPLE_SALT = 0x5DEECE66D2545F49  # seed ^ salt seeds the sampler of resample
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's fields, refusing a field given twice (which ``json`` would take last)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        twice = next(k for k, _ in pairs if [p for p, _ in pairs].count(k) > 1)
-        raise ValueError(f"duplicate field {shown(twice)}")
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate field {shown(key)}")
+        out[key] = value
     return out
 
 

@@ -104,7 +104,7 @@ class Pack:
                 f"a {self.name} card must be a string like "
                 f"{shown(self.to_string(self.num_kinds - 1))}, got {shown(text)}"
             )
-        upper = text.strip().upper()
+        upper = text.strip(" \t\n\r\f").upper()  # ASCII whitespace, as the engine
         if len(upper) >= 2:
             rank = self._rank_index.get(upper[:-1])
             suit = self._suit_index.get(upper[-1])
