@@ -1,7 +1,9 @@
 """Native bots and the duplicate arena (docs/bots.md)."""
 
+import copy
 import json
 import math
+import pickle
 import random
 import threading
 import warnings
@@ -160,6 +162,21 @@ def test_a_search_sees_only_what_its_seat_knows_where_cuajo_walks(position):
     assert world.serialize() == other.resample_from_infostate(seat, 0).serialize()
     bots = [tapete.bots.make("ismcts:iterations=30", game, seed=1) for _ in range(2)]
     assert bots[0].choose(state) == bots[1].choose(other)
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "ismcts:iterations=20"])
+def test_a_pickled_bot_goes_on_as_the_bot_would(spec):
+    """A copy (pickle or deepcopy) chooses from where the bot's random stream is."""
+    game = tapete.load_game("cau_robat", players=3)
+    bot = tapete.bots.make(spec, game, seed=5)
+    state = game.new_initial_state(seed=5)
+    state.apply_action(bot.choose(state))  # the stream has moved on
+    copies = [pickle.loads(pickle.dumps(bot)), copy.deepcopy(bot)]
+    assert all(c.name == spec for c in copies)
+    while not state.is_terminal():
+        action = bot.choose(state)
+        assert all(c.choose(state) == action for c in copies)
+        state.apply_action(action)
 
 
 def test_bad_specs_list_what_is_valid():

@@ -2,8 +2,10 @@
 observations, seeding (the arena's), bad input and illegal actions (docs/interop.md)."""
 
 import contextlib
+import copy
 import io
 import os
+import pickle
 import subprocess
 import sys
 import warnings
@@ -173,6 +175,21 @@ def test_illegal_action_raises_on_request_and_the_episode_goes_on():
     assert env.game_state.serialize() == before
     env.step(np.int64(np.flatnonzero(mask)[0]))
     assert env.game_state.serialize() != before
+
+
+def test_a_reset_env_can_be_copied_and_goes_on_alike():
+    """Its opponents (native bots) pickle with their streams: checkpoints, copies for search."""
+    env = tgym.make("cau_robat", opponents="heuristic")
+    _, info = env.reset(seed=3)
+    twin = copy.deepcopy(env)
+    again = pickle.loads(pickle.dumps(env))
+    done = False
+    while not done:
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        out = env.step(action)
+        for other in (twin, again):
+            assert np.array_equal(other.step(action)[0], out[0])
+        _, _, done, _, info = out
 
 
 def test_step_before_reset_is_refused():

@@ -135,6 +135,9 @@ def test_game_type_and_info(name):
     assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
     assert kind.provides_information_state_string and kind.provides_observation_tensor
     assert not kind.provides_information_state_tensor
+    # asked anyway: an error, as OpenSpiel's own games give, not an empty tensor to size a net by
+    with pytest.raises(pyspiel.SpielError, match="no information state tensor"):
+        game.information_state_tensor_size()
     assert set(kind.parameter_specification) == set(ours.config()) - {"explicit_chance"}
     assert game.num_players() == ours.num_players()
     assert game.num_distinct_actions() == ours.num_distinct_actions()

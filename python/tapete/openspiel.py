@@ -341,9 +341,14 @@ class Observer:
             self.dict["observation"] = self.tensor.reshape(shape)
 
     def set_from(self, state: TapeteState, player: int) -> None:
-        """Write ``player``'s observation of ``state`` into ``tensor``."""
-        if self.tensor is not None:
-            self.tensor[:] = state.tapete_state.observation_tensor(player).ravel()
+        """Write ``player``'s observation of ``state`` into ``tensor``; the information state
+        has none to write (an error, as OpenSpiel's own games give, not an empty tensor)."""
+        if self.tensor is None:
+            raise pyspiel.SpielError(
+                "tapete games have no information state tensor (provides_information_state_"
+                "tensor=False): use information_state_string, or the observation tensor"
+            )
+        self.tensor[:] = state.tapete_state.observation_tensor(player).ravel()
 
     def string_from(self, state: TapeteState, player: int) -> str:
         """``player``'s information state string (perfect recall) or observation string."""

@@ -44,6 +44,8 @@ impl<G: Game> Bot<G> {
 /// A bot behind a trait object: it plays states of its own game only.
 pub trait DynBot: Send + Sync {
     fn choose(&mut self, state: &dyn DynState) -> Result<usize>;
+    /// Where its random stream is: a bot of the same spec seeded with it goes on alike.
+    fn rng_state(&self) -> u64;
 }
 
 impl<G: Game> DynBot for Bot<G> {
@@ -66,6 +68,10 @@ impl<G: Game> DynBot for Bot<G> {
             ));
         }
         Ok(Bot::choose(self, t).index())
+    }
+
+    fn rng_state(&self) -> u64 {
+        self.rng.state
     }
 }
 

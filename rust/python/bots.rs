@@ -29,6 +29,7 @@ pub struct PyBot {
     inner: Mutex<Box<dyn DynBot>>,
     name: String,
     searches: bool,
+    game: Py<PyGame>,
 }
 
 #[pymethods]
@@ -55,6 +56,23 @@ impl PyBot {
     fn __repr__(&self) -> String {
         format!("Bot({:?})", self.name)
     }
+
+    /// Pickled as its spec, game and the point its random stream has reached: the copy
+    /// chooses as the bot would from here (an env holding bots can be copied or sent).
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, BotAt)> {
+        let make = py.import("tapete._core")?.getattr("_bot_at")?.unbind();
+        let at = locked(&self.inner).rng_state();
+        Ok((make, (self.name.clone(), self.game.clone_ref(py), at)))
+    }
+}
+
+/// What `_bot_at` remakes a bot from: its spec, its game and where its stream is.
+type BotAt = (String, Py<PyGame>, u64);
+
+/// The bot of `spec` for `game` whose random stream is at `at` (`Bot.__reduce__`).
+#[pyfunction]
+pub fn _bot_at(spec: &Bound<'_, PyAny>, game: PyRef<'_, PyGame>, at: u64) -> PyResult<PyBot> {
+    make(spec, game, at)
 }
 
 #[pyfunction]
@@ -64,12 +82,16 @@ pub fn make_bot(
     game: PyRef<'_, PyGame>,
     seed: &Bound<'_, PyAny>,
 ) -> PyResult<PyBot> {
+    make(spec, game, seed_arg(seed)?)
+}
+
+fn make(spec: &Bound<'_, PyAny>, game: PyRef<'_, PyGame>, seed: u64) -> PyResult<PyBot> {
     let parsed = spec_arg(spec)?;
-    let seed = seed_arg(seed)?;
     Ok(PyBot {
         searches: matches!(parsed, Spec::Ismcts(_)),
         inner: Mutex::new(game.inner.bot(&parsed, seed)),
         name: spec.cast::<PyString>()?.to_str()?.to_owned(),
+        game: game.into(),
     })
 }
 

@@ -1176,6 +1176,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vector::PyVectorEnv>()?;
     m.add_class::<bots::PyBot>()?;
     m.add_function(wrap_pyfunction!(bots::make_bot, m)?)?;
+    m.add_function(wrap_pyfunction!(bots::_bot_at, m)?)?;
     m.add_function(wrap_pyfunction!(bots::bot_seed, m)?)?;
     m.add_function(wrap_pyfunction!(bots::bot_names, m)?)?;
     m.add_function(wrap_pyfunction!(bots::arena, m)?)?;
