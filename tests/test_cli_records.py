@@ -202,8 +202,12 @@ def test_replay_of_an_explicit_chance_record(
         ):
             known.append(info)
     steps = [int(n) for n in re.findall(r"· step \d+ of (\d+) · as seat 1", out)]
-    assert set(steps) == {len(known) - 1}
-    assert len(steps) == (len(known) if len(known) <= 41 else 42)  # 40 "n", then "end"
+    (last,) = set(steps)
+    if name == "cicera":  # another seat's take in a capture under way is told with its last
+        assert 0 < last < len(known) - 1
+    else:
+        assert last == len(known) - 1
+    assert len(steps) == (last + 1 if last <= 40 else 42)  # 40 "n", then "end"
     code, out, err = run(capsys, "replay", str(path), stdin="\nend\nq\n", monkeypatch=monkeypatch)
     assert code == 0, err
     assert "Move 1: chance: dealer" in out and "Game over. Returns" in out

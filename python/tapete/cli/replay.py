@@ -339,14 +339,22 @@ class _Replay:
         # dealt are seen when the deal is over, as in a seeded game), and none after a move
         # hidden from it (a private decline, a marker being chosen), whose screen and number
         # would tell it that a move it cannot see was made.
+        # A seat's position whose moves it is told nothing of (another seat's capture under
+        # way in Cicera, told when it is complete) is left out as well: a screen saying nothing.
         if seat is None:
             self.shown = list(range(len(self.states)))
         else:
-            self.shown, known = [], None
+            changed, known = [], None
             for k, state in enumerate(self.states):
                 if not state.is_chance_node() and state.information_state_string(seat) != known:
-                    self.shown.append(k)
+                    changed.append(k)
                     known = state.information_state_string(seat)
+            self.shown = changed[:1]
+            for k in changed[1:]:
+                with console.capture() as told:
+                    self._narrate(self.shown[-1], k)
+                if told.get().strip() or k == changed[-1]:
+                    self.shown.append(k)
         if not self.shown:
             raise CliError(
                 f"{self.label} ends before its first deal is over: seat {seat} has seen "
@@ -382,17 +390,7 @@ class _Replay:
             text = self.states[k - 1].action_to_string(action)
             console.print(Text(f"Move {k}: {who}: {text}", style="bold"))
         else:
-            # The moves since the position shown before, each as the seat witnessed it (as
-            # `play` tells them: nothing of a move it cannot see); a decision's cards, dealt
-            # at chance nodes, with it.
-            for m in range(self.shown[i - 1], k):
-                if self.actors[m] == CHANCE:
-                    continue
-                after = next(j for j in range(m + 1, k + 1) if not self.states[j].is_chance_node())
-                before, action = self.states[m], self.actions[m]
-                text = before.action_to_string(action)
-                move = Move(game, before, self.states[after], self.actors[m], action, text, seat)
-                ui.narrate(console, move)
+            self._narrate(self.shown[i - 1], k)
         state = self.states[k]
         if seat is None:
             console.print(Text(str(state)))
@@ -404,6 +402,22 @@ class _Replay:
             over = "Game over" if state.is_terminal() else "End of the record (unfinished game)"
             console.print(Text(f"{over}. Returns{unit}: {returns}", style="bold"))
         console.print(Text(self.help, style="dim"))
+
+    def _narrate(self, a: int, k: int) -> None:
+        """The moves from position ``a`` to ``k``, each as the seat witnessed it (as ``play``
+        tells them: nothing of a move it cannot see); a decision's cards, dealt at chance
+        nodes, with it."""
+        assert self.seat is not None
+        for m in range(a, k):
+            if self.actors[m] == CHANCE:
+                continue
+            after = next(j for j in range(m + 1, k + 1) if not self.states[j].is_chance_node())
+            before, action = self.states[m], self.actions[m]
+            text = before.action_to_string(action)
+            move = Move(
+                self.game, before, self.states[after], self.actors[m], action, text, self.seat
+            )
+            self.ui.narrate(self.console, move)
 
     def run(self) -> None:
         i, last = 0, len(self.shown) - 1  # index in the positions shown
