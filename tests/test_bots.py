@@ -1,5 +1,6 @@
 """Native bots and the duplicate arena (docs/bots.md)."""
 
+import _thread
 import copy
 import json
 import math
@@ -177,6 +178,21 @@ def test_a_pickled_bot_goes_on_as_the_bot_would(spec):
         action = bot.choose(state)
         assert all(c.choose(state) == action for c in copies)
         state.apply_action(action)
+
+
+def test_ctrl_c_stops_the_wait_for_a_search():
+    """A search runs on a thread of its own: an interrupt reaches the caller at once, not when
+    a long search is over (the search, left alone, finishes unseen)."""
+    game = tapete.load_game("spoil_five")
+    state = game.new_initial_state(seed=1)
+    while len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[0])
+    bot = tapete.bots.make("ismcts:iterations=500000", game, seed=1)  # about a second
+    threading.Timer(0.05, _thread.interrupt_main).start()
+    chosen = []
+    with pytest.raises(KeyboardInterrupt):
+        chosen.append(bot.choose(state))
+    assert not chosen  # interrupted while it searched, not after
 
 
 def test_bad_specs_list_what_is_valid():

@@ -7,9 +7,12 @@ use super::{
 };
 use crate::bots::{DynBot, Spec};
 use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use std::sync::Mutex;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Most deals one native arena call plays (its results take 8·(players + 1) bytes a deal).
 pub const MAX_DEALS: u64 = 10_000_000;
@@ -21,12 +24,13 @@ fn spec_arg(spec: &Bound<'_, PyAny>) -> PyResult<Spec> {
 /// A native bot: `choose(state)` gives a legal action for the seat to act, never changing
 /// the state.
 ///
-/// Safe to share between threads: a search runs without the GIL on a copy of the state (so
-/// that other threads may go on with the original) and holds the bot's lock, so that two
-/// threads asking the same bot take turns. The other bots take microseconds and keep the GIL.
+/// Safe to share between threads: a search runs on a thread of its own, on a copy of the
+/// state (so that other threads may go on with the original), holding the bot's lock, so that
+/// two threads asking the same bot take turns; the caller waits without the GIL and stops at
+/// a signal (Ctrl-C). The other bots take microseconds and keep the GIL.
 #[pyclass(module = "tapete._core", name = "Bot", frozen)]
 pub struct PyBot {
-    inner: Mutex<Box<dyn DynBot>>,
+    inner: Arc<Mutex<Box<dyn DynBot>>>,
     name: String,
     searches: bool,
     game: Py<PyGame>,
@@ -49,8 +53,23 @@ impl PyBot {
         }
         let copy = state.inner.clone_box();
         drop(state);
-        py.detach(|| locked(&self.inner).choose(copy.as_ref()))
-            .py_err()
+        // The search runs on a thread of its own while this one waits without the GIL and
+        // looks for signals: Ctrl-C stops the wait at once (the search finishes unseen).
+        let bot = Arc::clone(&self.inner);
+        let (done, mut result) = mpsc::channel();
+        std::thread::spawn(move || done.send(locked(&bot).choose(copy.as_ref())));
+        loop {
+            let got;
+            (got, result) =
+                py.detach(move || (result.recv_timeout(Duration::from_millis(20)), result));
+            match got {
+                Ok(action) => return action.py_err(),
+                Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(PyRuntimeError::new_err("the search stopped with no move"))
+                }
+            }
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -89,7 +108,7 @@ fn make(spec: &Bound<'_, PyAny>, game: PyRef<'_, PyGame>, seed: u64) -> PyResult
     let parsed = spec_arg(spec)?;
     Ok(PyBot {
         searches: matches!(parsed, Spec::Ismcts(_)),
-        inner: Mutex::new(game.inner.bot(&parsed, seed)),
+        inner: Arc::new(Mutex::new(game.inner.bot(&parsed, seed))),
         name: spec.cast::<PyString>()?.to_str()?.to_owned(),
         game: game.into(),
     })
