@@ -1217,7 +1217,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="threads for native play (default 1; --python-loop plays on one)",
     )
-    records_cli.add_out_argument(selfplay, "every game played (native play only)")
+    records_cli.add_out_argument(selfplay, "every game played")
     records_cli.add_replay_parser(commands)
     selfplay.add_argument("--json", action="store_true", help="print machine-readable results")
     cluster.add_arguments(selfplay, _positive)
