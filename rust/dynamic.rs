@@ -81,6 +81,17 @@ enum Entry<G: Game> {
     Parent(Weak<Mutex<Slots<G>>>, usize),
 }
 
+impl<G: Game> Entry<G> {
+    /// The prefix of the latest deal this entry holds, if any (a parent holds none itself).
+    fn prefix(&mut self) -> Option<Arc<Prefix<G>>> {
+        match self {
+            Entry::Built(x) => x.prefix(),
+            Entry::Inherited(p) => Some(p.clone()),
+            Entry::Parent(..) => None,
+        }
+    }
+}
+
 impl<G: Game> Default for Transcripts<G> {
     fn default() -> Self {
         Transcripts(OnceLock::new())
@@ -562,15 +573,16 @@ impl<G: Game> Tracked<G> {
         let out = cache
             .iter_mut()
             .map(|entry| {
-                let prefix = match entry {
-                    Some(Entry::Built(x)) => x.prefix(),
-                    Some(Entry::Inherited(p)) => Some(p.clone()),
-                    _ => None,
-                };
-                Some(match prefix.filter(|p| self.fits(p)) {
-                    Some(p) => Entry::Inherited(p),
-                    None => Entry::Parent(Arc::downgrade(shared), self.deal_start_at),
-                })
+                Some(
+                    match entry
+                        .as_mut()
+                        .and_then(Entry::prefix)
+                        .filter(|p| self.fits(p))
+                    {
+                        Some(p) => Entry::Inherited(p),
+                        None => Entry::Parent(Arc::downgrade(shared), self.deal_start_at),
+                    },
+                )
             })
             .collect();
         Some(out)
@@ -647,11 +659,7 @@ impl<G: Game> Tracked<G> {
         if slots.len() <= seat {
             slots.resize_with(seat + 1, || None);
         }
-        let prefix = match &mut slots[seat] {
-            Some(Entry::Built(x)) => x.prefix(),
-            Some(Entry::Inherited(p)) => Some(p.clone()),
-            _ => None,
-        };
+        let prefix = slots[seat].as_mut().and_then(Entry::prefix);
         if let Some(x) = prefix.and_then(|p| self.transcript_from_prefix(seat, &p)) {
             return x;
         }

@@ -29,16 +29,20 @@ def game_arg(game: str | Game, config: dict[str, Any]) -> Game:
     return game
 
 
-def action_id(action: object) -> int:
-    """``action`` as an int action id: any integer (numpy's too), but not a bool (numpy's
-    neither, which numpy 1 gives ``__index__``), which `State.apply_action` refuses as well;
-    anything else is a `TypeError`."""
-    if not isinstance(action, (bool, np.bool_)):
+def integer(value: object, what: str) -> int:
+    """``value`` as an int: any integer (numpy's too), but not a bool (numpy's neither, which
+    numpy 1 gives ``__index__``); anything else is a `TypeError` saying ``what`` it must be."""
+    if not isinstance(value, (bool, np.bool_)):
         try:
-            return operator.index(action)  # type: ignore[arg-type]
+            return operator.index(value)  # type: ignore[arg-type]
         except TypeError:  # no integer (an array of one integer has __index__ yet refuses)
             pass
-    raise TypeError(f"an action is an int action id, got {action!r:.40}")
+    raise TypeError(f"{what}, got {value!r:.40}")
+
+
+def action_id(action: object) -> int:
+    """``action`` as an int action id (`integer`), as `State.apply_action` takes one."""
+    return integer(action, "an action is an int action id")
 
 
 def plain(value: Any) -> Any:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tapete import _core
-from tapete._adapt import action_id
+from tapete._adapt import action_id, integer
 from tapete._core import Game, State, load_game
 from tapete.errors import ConfigError, IllegalActionError
 
@@ -145,13 +143,7 @@ class VectorEnv:
 
     def state(self, i: int) -> State:
         """A copy of env ``i``'s current state."""
-        env = None
-        if not isinstance(i, bool | np.bool_):
-            with contextlib.suppress(TypeError):  # no __index__, or an array's refusing
-                env = operator.index(i)
-        if env is None:
-            raise TypeError(f"env must be an int, got {i!r}")
-        return self._env.state(env)
+        return self._env.state(integer(i, "env must be an int"))
 
     def __repr__(self) -> str:
         return f"VectorEnv({self.game.name!r}, num_envs={self._num_envs})"

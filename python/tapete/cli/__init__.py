@@ -857,7 +857,7 @@ def cmd_selfplay(args: argparse.Namespace, console: Console) -> int:
             "threads": args.threads,
             "unit": unit,
             "mean": [stats.mean(s) for s in range(n)],
-            "ci95": [None if math.isnan(h) else h for h in map(stats.half_width, range(n))],
+            "ci95": [_finite(stats.half_width(s)) for s in range(n)],
             "mean_length": stats.actions / played,
             "seconds": stats.seconds,
             "games_per_second": played / seconds,

@@ -335,20 +335,21 @@ class _Replay:
             state.apply_action(action)
             self.states.append(state)
         # The positions shown: every one with every card shown; for a seat, those where what
-        # it knows changed: none at a chance node (explicit chance records: the cards being
-        # dealt are seen when the deal is over, as in a seeded game), and none after a move
-        # hidden from it (a private decline, a marker being chosen), whose screen and number
-        # would tell it that a move it cannot see was made.
-        # A seat's position whose moves it is told nothing of (another seat's capture under
-        # way in Cicera, told when it is complete) is left out as well: a screen saying nothing.
+        # it knows changed and that it is told of. So none at a chance node (explicit chance
+        # records: the cards being dealt are seen when the deal is over, as in a seeded game),
+        # none after a move hidden from it (a private decline, a marker being chosen), whose
+        # screen and number would tell it that a move it cannot see was made, and none saying
+        # nothing (another seat's Cicera capture under way, told when it is complete).
         if seat is None:
             self.shown = list(range(len(self.states)))
         else:
             changed, known = [], None
             for k, state in enumerate(self.states):
-                if not state.is_chance_node() and state.information_state_string(seat) != known:
+                if state.is_chance_node():
+                    continue
+                if (info := state.information_state_string(seat)) != known:
                     changed.append(k)
-                    known = state.information_state_string(seat)
+                    known = info
             self.shown = changed[:1]
             for k in changed[1:]:
                 with console.capture() as told:
