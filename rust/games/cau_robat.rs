@@ -16,11 +16,6 @@ const RANKS: usize = 10;
 /// The printed rank of each rank index.
 pub const RANK_VALUES: [u8; RANKS] = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
 
-/// The cards of rank `r` in `set`, as its 4-bit nibble (one bit per suit).
-const fn nibble(set: u64, r: usize) -> usize {
-    ((set >> (4 * r)) & 0xF) as usize
-}
-
 /// The number of cards in each nibble.
 const SUITS: [usize; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
 
@@ -1188,8 +1183,19 @@ impl Game for CauRobat {
             out[TO_PLAY + rel(p)] = 1.0;
         }
         let hand = self.hands[seat];
-        for r in 0..RANKS {
-            out[HAND + r * 5 + SUITS[nibble(hand, r)]] = 1.0;
+        // Two ranks (a byte of the hand) at a time, from a table of their two one-hot counts.
+        const COUNTS: [[f32; 10]; 256] = {
+            let mut t = [[0.0; 10]; 256];
+            let mut x = 0;
+            while x < 256 {
+                t[x][SUITS[x & 0xF]] = 1.0;
+                t[x][5 + SUITS[x >> 4]] = 1.0;
+                x += 1;
+            }
+            t
+        };
+        for (i, o) in out[HAND..HAND + 5 * RANKS].chunks_exact_mut(10).enumerate() {
+            o.copy_from_slice(&COUNTS[(hand >> (8 * i)) as usize & 0xFF]);
         }
         for c in ids(self.table) {
             out[TABLE + rank_of(c)] = 1.0;
