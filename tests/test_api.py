@@ -259,6 +259,7 @@ GAMES = {
             "leftover_if_no_capture": "nobody",
             "game_mode": "match",
             "max_hands": 100,
+            "auto_complete_unique": False,
         },
         "effective": lambda cfg: cfg,
         "num_players": lambda cfg: 4,
@@ -272,6 +273,7 @@ GAMES = {
             {"packet_size": 6, "deal_style": "packets", "max_hands": 2},
             {"packet_size": 4, "force_single_match": True, "game_mode": "single_hand"},
             {"capture_compulsory": True, "target_score": 11, "max_hands": 3},
+            {"auto_complete_unique": True, "game_mode": "single_hand"},
         ],
         "other_config": {"target_score": 21},
         "bad_configs": {
@@ -287,6 +289,7 @@ GAMES = {
             "game_mode=word": {"game_mode": "tournament"},
             "max_hands=0": {"max_hands": 0},
             "bonus_sweep=1": {"bonus_sweep": 1},
+            "auto_complete_unique=yes": {"auto_complete_unique": "yes"},
             "packet_size='12'": {"packet_size": "12"},
             "target_score=True": {"target_score": True},
         },

@@ -13,6 +13,7 @@ CONFIGS = [
     {"game_mode": "single_hand"},
     {"game_mode": "single_hand", "packet_size": 4, "deal_style": "packets"},
     {"game_mode": "single_hand", "packet_size": 6, "capture_compulsory": True},
+    {"game_mode": "single_hand", "auto_complete_unique": True},
     {"target_score": 11, "max_hands": 2, "leftover_if_no_capture": "dealer_team"},
 ]
 PRIVATE = {"hands", "viewer"}

@@ -761,6 +761,39 @@ def test_capture_compulsory_option(impl):
         assert (f"capture {card}" in legal) == can, card
 
 
+def test_auto_complete_unique_option(impl):
+    # rules 12.2: with auto_complete_unique a capture that can be completed in one way only is
+    # made at once; where there is a choice the takes are asked; by default every take is.
+    table = ["7H", "5C", "2D", "KS"]
+    plain = position(impl, table, "KH")
+    plain.apply_action(52 + card_id("KH"))
+    assert legal_strings(plain) == ["take KS"]
+    state = position(impl, table, "KH", auto_complete_unique=True)
+    seat = state.current_player()
+    state.apply_action(52 + card_id("KH"))
+    assert state.view()["plays"][-1] == {"seat": seat, "card": "KH", "captured": ["KS"]}
+    assert state.current_player() == (seat + 1) % 4
+    assert all(a < 104 for a in state.legal_actions())
+    # 7S takes 7H or 5C + 2D: asked; once the lower of 5C and 2D is taken, the other follows
+    state = position(impl, table, "7S", auto_complete_unique=True)
+    seat = state.current_player()
+    state.apply_action(52 + card_id("7S"))
+    first = by_id(["5C", "2D"])[0]  # a set is taken in ascending id
+    assert legal_strings(state) == ["take " + c for c in by_id(["7H", first])]
+    state.apply_action(104 + card_id(first))
+    assert state.view()["plays"][-1] == {
+        "seat": seat,
+        "card": "7S",
+        "captured": by_id(["5C", "2D"]),
+    }
+    assert state.view()["table"] == by_id(["7H", "KS"])
+    assert state.current_player() == (seat + 1) % 4
+    # the history holds the decisions only, and a saved state replays to the same state
+    assert state.history()[-2:] == [52 + card_id("7S"), 104 + card_id(first)]
+    game = load(impl, 3, auto_complete_unique=True)
+    assert game.deserialize_state(state.serialize()) == state
+
+
 def test_no_capture_action_without_a_capture(impl):
     # C4: table {QH, 5S}, KC has no capture; it can still be trailed
     state = position(impl, ["QH", "5S"], "KC")

@@ -82,6 +82,7 @@ def cicera_configs(draw: st.DrawFn) -> dict[str, Any]:
         "napola_courts_extend": st.booleans(),
         "all_spades_wins_match": st.booleans(),
         "leftover_if_no_capture": st.sampled_from(["nobody", "dealer_team"]),
+        "auto_complete_unique": st.booleans(),
     }
     for key, strategy in options.items():
         if draw(st.booleans()):

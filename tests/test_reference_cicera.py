@@ -215,6 +215,7 @@ DEFAULTS = {
     "leftover_if_no_capture": "nobody",
     "game_mode": "match",
     "max_hands": 100,
+    "auto_complete_unique": False,
     "explicit_chance": False,
 }
 
@@ -241,6 +242,7 @@ def test_config_defaults_and_values() -> None:
         "leftover_if_no_capture": "dealer_team",
         "game_mode": "single_hand",
         "max_hands": 3,
+        "auto_complete_unique": True,
     }
     game = load_game("cicera", **config)
     assert game.config() == {**config, "explicit_chance": False}

@@ -276,6 +276,7 @@ pub struct Config {
     pub leftover_if_no_capture: LeftoverIfNoCapture,
     pub game_mode: GameMode,
     pub max_hands: u32,
+    pub auto_complete_unique: bool,
 }
 
 impl Default for Config {
@@ -300,6 +301,7 @@ impl Default for Config {
             leftover_if_no_capture: LeftoverIfNoCapture::Nobody,
             game_mode: GameMode::Match,
             max_hands: 100,
+            auto_complete_unique: false,
         }
     }
 }
@@ -321,6 +323,7 @@ struct Rules {
     leftover_to_dealer: bool,
     single_hand: bool,
     max_hands: u32,
+    auto_complete_unique: bool,
 }
 
 impl Rules {
@@ -353,6 +356,7 @@ impl Rules {
             } else {
                 c.max_hands
             },
+            auto_complete_unique: c.auto_complete_unique,
         }
     }
 }
@@ -630,15 +634,56 @@ impl Cicera {
     }
 
     /// Legal `take` cards for the capture being built, as a bit set.
+    /// Whether the cards `taken` make a capture with `c`.
+    fn completes(c: u8, taken: u64) -> bool {
+        match value(c) {
+            0 => taken != 0,
+            v => ids(taken).map(value).sum::<u8>() == v,
+        }
+    }
+
+    /// The cards still to take when a capture with `c` that has `taken` can be completed in
+    /// one way only (none otherwise). Every legal take can be completed (`takes_after` looks
+    /// ahead), so the completion is unique when each of its steps has a single legal take.
+    fn unique_completion(&self, c: u8, taken: u64) -> u64 {
+        let mut more = taken;
+        loop {
+            let legal = self.takes_after(c, more);
+            if legal.count_ones() != 1 {
+                return 0;
+            }
+            more |= legal;
+            if Self::completes(c, more) {
+                return more & !taken;
+            }
+        }
+    }
+
+    /// What `auto_complete_unique` takes at once after `action`.
+    fn auto_takes(&self, action: Action) -> u64 {
+        match action {
+            _ if !self.rules.auto_complete_unique => 0,
+            Action::Capture(c) => self.unique_completion(c, 0),
+            Action::Take(t) if !Self::completes(self.pending, self.taken | bit(t)) => {
+                self.unique_completion(self.pending, self.taken | bit(t))
+            }
+            _ => 0,
+        }
+    }
+
     fn legal_takes(&self) -> u64 {
-        let c = self.pending;
-        let above = match self.taken {
+        self.takes_after(self.pending, self.taken)
+    }
+
+    /// The legal takes of a capture with `c` once `taken` are taken.
+    fn takes_after(&self, c: u8, taken: u64) -> u64 {
+        let above = match taken {
             0 => u64::MAX,
             t => !((bit(63 - t.leading_zeros() as u8) << 1) - 1),
         };
         let v = value(c);
         if v == 0 {
-            return if self.taken == 0 {
+            return if taken == 0 {
                 table_court_of(self.table, c)
             } else {
                 0
@@ -647,10 +692,10 @@ impl Cicera {
         if self.rules.force_single_match {
             let singles = self.table & rank_mask(rank_of(c));
             if singles != 0 {
-                return if self.taken == 0 { singles } else { 0 };
+                return if taken == 0 { singles } else { 0 };
             }
         }
-        let rem = v - ids(self.taken).map(value).sum::<u8>();
+        let rem = v - ids(taken).map(value).sum::<u8>();
         // Walk the candidates from the highest id down, with the sums reachable above each.
         let mut legal = 0u64;
         let mut suffix = 1u16;
@@ -1310,19 +1355,22 @@ impl Game for Cicera {
                 self.end_turn();
             }
             Action::Capture(c) => {
+                // With `auto_complete_unique` (the rules' optional shortcut; off by default, so
+                // that every take is a decision) a capture that can be completed in one way
+                // only is made at once.
+                let rest = self.auto_takes(action);
                 self.hands[seat] &= !bit(c);
                 self.pending = c;
-                self.taken = 0;
+                self.taken = rest;
                 self.phase = Phase::Capture;
+                if rest != 0 {
+                    self.resolve_capture();
+                }
             }
             Action::Take(t) => {
-                self.taken |= bit(t);
-                let c = self.pending;
-                let complete = match value(c) {
-                    0 => true,
-                    v => ids(self.taken).map(value).sum::<u8>() == v,
-                };
-                if complete {
+                let rest = self.auto_takes(action);
+                self.taken |= bit(t) | rest;
+                if Self::completes(self.pending, self.taken) {
                     self.resolve_capture();
                 }
             }
@@ -1557,7 +1605,14 @@ impl Game for Cicera {
     }
 
     fn action_seen_by(&self, action: Action, _seat: usize, out: &mut String) -> bool {
-        write!(out, "seat {}: {action}", self.to_play).is_ok()
+        let _ = write!(out, "seat {}: {action}", self.to_play);
+        let rest = self.auto_takes(action);
+        if rest != 0 {
+            for t in ids(rest) {
+                let _ = write!(out, ", take {}", PACK.name_of(t));
+            }
+        }
+        true
     }
 
     /// Between hands of a match: the team's lead in match points over the target, within

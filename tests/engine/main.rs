@@ -28,6 +28,7 @@ fn configs(name: &str) -> Vec<serde_json::Value> {
             json!({"game_mode": "single_hand", "packet_size": 6, "deal_style": "packets", "force_single_match": true}),
             json!({"game_mode": "single_hand", "packet_size": 4, "capture_compulsory": true, "left_bonus_mode": "rank_match"}),
             json!({"target_score": 11, "cards_tie": "one_each", "leftover_if_no_capture": "dealer_team", "all_spades_wins_match": true}),
+            json!({"max_hands": 2, "auto_complete_unique": true, "force_single_match": true}),
         ],
         "cau_robat" => vec![
             json!({}),

@@ -297,6 +297,7 @@ _DEFAULTS: dict[str, Any] = {
     "leftover_if_no_capture": "nobody",
     "game_mode": "match",
     "max_hands": 100,
+    "auto_complete_unique": False,
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "deal_style": ("one_at_a_time", "packets"),
@@ -315,6 +316,7 @@ _BOOLS = (
     "bonus_three_plus",
     "napola_courts_extend",
     "all_spades_wins_match",
+    "auto_complete_unique",
 )
 _PACKET_SIZES = (12, 6, 4)
 
@@ -619,12 +621,30 @@ class CiceraState(ReferenceState):
             h.options = self._options(card)
             h.phase = "capture"
             self._event(None, f"{_p(p)} plays {_fmt(card)} to capture")
+            self._complete_if_unique(p)
         else:  # take one table card (take)
             t = action - TAKE_BASE
             h.taken.append(t)
             self._event(None, f"{_p(p)} takes {_fmt(t)}")
             if tuple(h.taken) in h.options:
                 self._resolve_capture(p)
+            else:
+                self._complete_if_unique(p)
+
+    def _complete_if_unique(self, p: int) -> None:
+        """Option ``auto_complete_unique`` (rules §12.2): when only one capture set still
+        extends the cards taken, its other cards are taken at once."""
+        h = self._hand
+        if not self._cfg["auto_complete_unique"]:
+            return
+        k = len(h.taken)
+        left = [s for s in h.options if list(s[:k]) == h.taken]
+        if len(left) != 1:
+            return
+        for t in left[0][k:]:
+            h.taken.append(t)
+            self._event(None, f"{_p(p)} takes {_fmt(t)}")
+        self._resolve_capture(p)
 
     def _resolve_capture(self, p: int) -> None:
         """The capture set is complete: bonuses (rules §4.5), piles, end of the turn."""
