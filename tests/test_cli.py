@@ -14,7 +14,7 @@ from typing import Any, cast
 import pytest
 
 import tapete
-from tapete import cli
+from tapete import cicera, cli
 from tapete.cli import cau_robat as cli_cau_robat
 from tapete.cli import cicera as cli_cicera
 from tapete.cli import cuajo as cli_cuajo
@@ -525,7 +525,13 @@ def test_cicera_narration_of_every_capture() -> None:
     trails as 'trails'; the bonus points told add up to the engine's bonus category."""
     from rich.console import Console
 
-    for config in ({}, {"sweep_on_last_play_counts": False}, {"left_bonus_mode": "rank_match"}):
+    for config in (
+        {},
+        {"sweep_on_last_play_counts": False},
+        {"left_bonus_mode": "rank_match"},
+        {"auto_complete_unique": True},
+        {"auto_complete_unique": True, "force_single_match": True},
+    ):
         game = tapete.load_game("cicera", game_mode="single_hand", **config)
         for seed in range(8):
             buffer = io.StringIO()
@@ -568,6 +574,22 @@ def test_cicera_narration_of_every_capture() -> None:
                 else:
                     assert line == head
             assert bonus == view["past_hands"][-1]["points"]["bonus"]
+
+
+def test_cicera_capture_completed_at_the_end_of_a_hand() -> None:
+    """When a hand's last capture resolves, the next hand is dealt and its set is gone from the
+    view: the narration finds the one set extending what was taken (auto_complete_unique may
+    have taken the rest at once), under force_single_match too."""
+    table = ["7H", "5C", "2D", "KS"]
+    plain = {"force_single_match": False}
+    sets = cicera.captures(table, "7S")
+    pair = next(s for s in sets if len(s) == 2)  # 5C + 2D, ascending by id
+    assert sorted(map(tuple, sets)) == sorted([("7H",), tuple(pair)])
+    assert cli_cicera._ci_completion(plain, table, "7S", pair[:1]) == pair
+    assert cli_cicera._ci_completion(plain, table, "7S", pair) == pair
+    assert cli_cicera._ci_completion(plain, table, "7S", ["7H"]) == ["7H"]
+    assert cli_cicera._ci_completion(plain, table, "KH", []) == ["KS"]
+    assert cli_cicera._ci_completion({"force_single_match": True}, table, "7S", []) == ["7H"]
 
 
 def test_selfplay_cicera(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tapete import Game, State
+from tapete import Game, State, cicera
 from tapete.cli._ui import GameUI, Move, french_card_style, print_rule, print_table
 from tapete.cli.spoil_five import _seat_name
 
@@ -275,6 +275,18 @@ def _ci_bonus_text(names: list[str], gained: int) -> str:
     return f" (+{gained} bonus)"
 
 
+def _ci_completion(
+    config: dict[str, Any], table: list[str], played: str, taken: list[str]
+) -> list[str]:
+    """The capture set of ``played`` on ``table`` that a capture which has ``taken`` (ascending)
+    was completed with: the only one left (itself when complete)."""
+    sets = cicera.captures(table, played)
+    if config["force_single_match"] and any(len(s) == 1 for s in sets):
+        sets = [s for s in sets if len(s) == 1]
+    left = [s for s in sets if s[: len(taken)] == taken]
+    return left[0] if len(left) == 1 else taken
+
+
 def narrate_cicera(console: Console, move: Move) -> None:
     """What ``move.seat`` witnessed of one applied Cicera move, in words."""
     before = move.before.view(move.seat)
@@ -289,20 +301,20 @@ def narrate_cicera(console: Console, move: Move) -> None:
     if verb == "play":
         line.append(" trail " if mine else " trails ")
         line.append_text(_ci_card(card))
-    elif verb == "capture":
-        if not mine:
-            return  # told once, when the capture resolves
+    elif verb in ("capture", "take") and after["phase"] == "capture" and not hand_over:
+        if verb == "take" or not mine:
+            return  # the capture goes on; told once, when it resolves
         line.append(" play ")
         line.append_text(_ci_card(card))
         line.append(" to capture: take the table cards one by one, in table order")
-    elif verb == "take":
-        if after["phase"] == "capture" and not hand_over:
-            return  # the capture goes on
-        played: str = before["pending"]
+    elif verb in ("capture", "take"):
+        # Resolved by this move (with auto_complete_unique a capture may resolve at once).
+        played: str = card if verb == "capture" else before["pending"]
         if after["hand"] == before["hand"] and len(after["plays"]) > len(before["plays"]):
             captured = list(after["plays"][-1]["captured"] or [])
-        else:  # a new hand has been dealt: the capture is what was taken, and this card
-            captured = [*before["taken"], card]
+        else:  # a new hand has been dealt: the one capture set extending what was taken
+            taken = [] if verb == "capture" else [*before["taken"], card]
+            captured = _ci_completion(config, before["table"], played, taken)
         team = _ci_team_of(before, move.actor)
         if hand_over:
             gained = after["past_hands"][-1]["points"]["bonus"][team] - before["bonus"][team]
