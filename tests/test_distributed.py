@@ -535,6 +535,45 @@ def test_ray_address_from_the_environment() -> None:
     assert "found in RAY_ADDRESS" in err
 
 
+def test_a_ray_client_server_that_fails_to_start_is_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ray Client's per-client server sometimes dies at birth: a ``ray://`` connection is tried
+    again (at most ``CLIENT_ATTEMPTS`` times in all); other failures, and other addresses, are
+    not."""
+    calls: list[str] = []
+    failures: list[Exception] = []
+
+    def init(address: str, **options: Any) -> None:
+        calls.append(address)
+        if failures:
+            raise failures.pop(0)
+
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    client = "ray://127.0.0.1:10001"
+    failures[:] = [
+        ConnectionError("Initialization failure from server:\nTraceback ... ZombieProcess"),
+        RuntimeError("Starting Ray client server failed. See ray_client_server_23007.err"),
+    ]
+    td._init(client, {})
+    assert calls == [client] * 3 and not failures
+    calls.clear()
+    failures[:] = [ConnectionError("Initialization failure from server")] * td.CLIENT_ATTEMPTS
+    with pytest.raises(ConnectionError):
+        td._init(client, {})
+    assert len(calls) == td.CLIENT_ATTEMPTS
+    for address, error in [
+        (client, ConnectionError("ray client connection timeout")),
+        ("127.0.0.1:6379", RuntimeError("Starting Ray client server failed")),
+    ]:
+        calls.clear()
+        failures[:] = [error]
+        with pytest.raises(type(error)):
+            td._init(address, {})
+        assert calls == [address]
+
+
 def test_unreachable_address_is_a_quick_clear_error() -> None:
     port = _free_port()  # nothing listens there
     code = (

@@ -228,12 +228,37 @@ def connect(address: str | None = None) -> None:
         _check_reachable(target, found_by)
     try:
         # None and "auto" go to Ray as they are: it then also finds a local cluster's token
-        ray.init(address=address, **options)
+        _init(address, options)
     except ConnectionError as error:
         raise RuntimeError(
             f"cannot join the Ray cluster at {target}: {error} (a cluster with token "
             "authentication needs RAY_AUTH_MODE=token and its token here: docs/distributed.md)"
         ) from None
+
+
+#: What Ray Client says when its server failed to start the server of this one client.
+CLIENT_START_FAILURES = ("Initialization failure from server", "Starting Ray client server failed")
+#: Connections tried to a Ray Client address, when its server fails to start that.
+CLIENT_ATTEMPTS = 3
+
+
+def _init(address: str | None, options: dict[str, Any]) -> None:
+    """``ray.init``, tried again when a Ray Client server fails to start this client's own
+    server process: with Ray 2.60 that process sometimes dies at once, without a line of log
+    (about one connection in ten on the 2-core VM of the README), and the next try starts
+    another."""
+    for attempt in range(1, CLIENT_ATTEMPTS + 1):
+        try:
+            ray.init(address=address, **options)
+            return
+        except (ConnectionError, RuntimeError) as error:
+            if not (
+                (address or "").startswith("ray://")
+                and any(text in str(error) for text in CLIENT_START_FAILURES)
+                and attempt < CLIENT_ATTEMPTS
+            ):
+                raise
+            ray.shutdown()
 
 
 def _slots(threads: int) -> int:
