@@ -633,7 +633,6 @@ impl Cicera {
         self.start_hand();
     }
 
-    /// Legal `take` cards for the capture being built, as a bit set.
     /// Whether the cards `taken` make a capture with `c`.
     fn completes(c: u8, taken: u64) -> bool {
         match value(c) {
@@ -671,6 +670,7 @@ impl Cicera {
         }
     }
 
+    /// Legal `take` cards for the capture being built, as a bit set.
     fn legal_takes(&self) -> u64 {
         self.takes_after(self.pending, self.taken)
     }
@@ -1606,11 +1606,8 @@ impl Game for Cicera {
 
     fn action_seen_by(&self, action: Action, _seat: usize, out: &mut String) -> bool {
         let _ = write!(out, "seat {}: {action}", self.to_play);
-        let rest = self.auto_takes(action);
-        if rest != 0 {
-            for t in ids(rest) {
-                let _ = write!(out, ", take {}", PACK.name_of(t));
-            }
+        for t in ids(self.auto_takes(action)) {
+            let _ = write!(out, ", take {}", PACK.name_of(t));
         }
         true
     }
