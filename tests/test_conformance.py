@@ -68,6 +68,19 @@ def test_utility_bounds_agree(name, index):
     )
 
 
+def test_nothing_at_stake_is_a_range_of_zeros():
+    """Spoil Five with no stake: every return is 0.0, and the bounds are 0.0 (not -0.0)."""
+    import math
+
+    import tapete
+    import tapete.reference
+
+    for impl in (tapete, tapete.reference):
+        game = impl.load_game("spoil_five", base_stake=0, dealer_stake=0)
+        bounds = (game.min_utility(), game.max_utility())
+        assert bounds == (0.0, 0.0) and not any(math.copysign(1, b) < 0 for b in bounds)
+
+
 def indistinguishable(state, sample, seat):
     assert sample.view(seat) == state.view(seat)
     assert sample.information_state_string(seat) == state.information_state_string(seat)

@@ -206,6 +206,12 @@ def test_not_zero_sum_config_is_general_sum():
         ("tapete_spoil_five(deal_batches=[4 4])", tapete.ConfigError, "deal_batches"),
         ("tapete_spoil_five(rob_policy=sometimes)", tapete.ConfigError, "rob_policy"),
         ("tapete_cau_robat(first_dealer=7)", tapete.ConfigError, "first_dealer"),
+        # nothing at stake: OpenSpiel wants min_utility < max_utility
+        (
+            "tapete_spoil_five(base_stake=0,dealer_stake=0)",
+            tapete.ConfigError,
+            r"nothing can be won or lost .*min_utility = max_utility = 0\.0\)",
+        ),
         ("tapete_spoil_five(no_such_option=1)", pyspiel.SpielError, "Unknown parameter"),
         ("tapete_spoil_five(jinking=1)", pyspiel.SpielError, "Wrong type for parameter jinking"),
         ("tapete_cicera(players=5)", pyspiel.SpielError, "Unknown parameter"),

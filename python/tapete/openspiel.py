@@ -162,6 +162,13 @@ class TapeteGame(pyspiel.Game):  # type: ignore[misc]
                 continue
             config[key] = _from_text(value) if isinstance(value, str) else value
         game = load_game(self.tapete_name, **config, **{_EXPLICIT: True})
+        if not game.min_utility() < game.max_utility():
+            # OpenSpiel's checks (random_sim_test) want a range; a game without one is moot.
+            raise ConfigError(
+                f"{PREFIX}{self.tapete_name}: nothing can be won or lost with these parameters "
+                f"(min_utility = max_utility = {game.max_utility()}); OpenSpiel needs "
+                "min_utility < max_utility"
+            )
         # Store the parameters as game strings can read them back (lists with spaces).
         canonical = {
             key: _to_text(_from_text(value)) if isinstance(value, str) else value

@@ -1058,7 +1058,8 @@ impl Game for SpoilFive {
         };
         let per_deal = f64::from(ante + jink);
         let others = f64::from(c.players - 1);
-        (-deals * per_deal, others * deals * per_deal)
+        // 0.0 - x, not -x: no stake at all is a range of 0.0 to 0.0, not -0.0.
+        (0.0 - deals * per_deal, others * deals * per_deal)
     }
 
     fn new(config: &Config, mut rng: Rng) -> Self {

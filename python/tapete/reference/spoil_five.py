@@ -396,7 +396,7 @@ class SpoilFiveGame(ReferenceGame["SpoilFiveState"]):
         else:
             ante = jink = fresh
         per_deal = ante + (jink if cfg["jinking"] else 0)
-        return (-float(deals * per_deal), float((self.num_players() - 1) * deals * per_deal))
+        return (float(0 - deals * per_deal), float((self.num_players() - 1) * deals * per_deal))
 
     def _changed_config(self) -> dict[str, Any]:
         changed = {k: v for k, v in self._cfg.items() if k != "num_deals" and v != _DEFAULTS[k]}
