@@ -69,16 +69,23 @@ def test_utility_bounds_agree(name, index):
 
 
 def test_nothing_at_stake_is_a_range_of_zeros():
-    """Spoil Five with no stake: every return is 0.0, and the bounds are 0.0 (not -0.0)."""
+    """Spoil Five with no stake, Cuajo with no payment: every return is 0.0, and the bounds are
+    0.0 (not -0.0)."""
     import math
 
     import tapete
     import tapete.reference
 
-    for impl in (tapete, tapete.reference):
-        game = impl.load_game("spoil_five", base_stake=0, dealer_stake=0)
-        bounds = (game.min_utility(), game.max_utility())
-        assert bounds == (0.0, 0.0) and not any(math.copysign(1, b) < 0 for b in bounds)
+    unpaid = ("secret_payment", "king_coins", "king_other", "special_hand")
+    unpaid += ("bonus_full", "bonus_r1", "bonus_r2", "bonus_none")
+    for name, config in [
+        ("spoil_five", {"base_stake": 0, "dealer_stake": 0}),
+        ("cuajo", dict.fromkeys(unpaid, 0)),
+    ]:
+        for impl in (tapete, tapete.reference):
+            game = impl.load_game(name, **config)
+            bounds = (game.min_utility(), game.max_utility())
+            assert bounds == (0.0, 0.0) and not any(math.copysign(1, b) < 0 for b in bounds)
 
 
 def indistinguishable(state, sample, seat):

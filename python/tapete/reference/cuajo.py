@@ -464,7 +464,7 @@ class CuajoGame(ReferenceGame["CuajoState"]):
         else:
             most, least = 8 * secret + 2 * win, 8 * secret + win
         hands = cfg["hands_per_match"]
-        return (-float(least * hands), float(most * hands))
+        return (float(0 - least * hands), float(most * hands))
 
 
 # ----------------------------------------------------------------------------------------------

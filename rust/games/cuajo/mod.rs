@@ -1404,7 +1404,8 @@ impl Game for Cuajo {
             Returns::Individual => (8.0 * secret + 2.0 * win, 8.0 * secret + win),
         };
         let hands = f64::from(c.hands_per_match);
-        (-least * hands, most * hands)
+        // 0.0 - x, not -x: nothing at stake is a range of 0.0 to 0.0, not -0.0.
+        (0.0 - least * hands, most * hands)
     }
 
     fn observation_shape(_: &Config) -> Vec<usize> {
