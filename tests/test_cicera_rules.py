@@ -25,6 +25,8 @@ import random
 
 import pytest
 
+import tapete
+
 # --------------------------------------------------------------------------------------------
 # cards (rules 1.2 / 1.3)
 
@@ -265,6 +267,15 @@ def test_captures_c_cases(cic, case):
     assert [list(s) for s in got] == c_sets(case)  # canonical order, canonical strings
 
 
+def test_captures_with_force_single_match(cic):
+    # a numeral that can take a single card of its value takes only such cards; a sum otherwise
+    table = ["7H", "5C", "2D", "7C", "KS"]
+    singles = [[c] for c in by_id(["7H", "7C"])]
+    assert cic.captures(table, "7S", force_single_match=True) == singles
+    assert len(cic.captures(table, "7S")) == 3
+    assert cic.captures(["5C", "2D"], "7S", force_single_match=True) == [by_id(["5C", "2D"])]
+
+
 def test_captures_c20_canonical_order(cic):
     got = cic.captures(C20_TABLE.split(), "10H")
     assert [list(s) for s in got] == [s.split() for s in C20_SETS]
@@ -500,8 +511,9 @@ def act(state, text, seat=None):
     state.apply_action(action)
 
 
-def do_step(state, seat, card, taken):
-    """One turn: ``play <card>`` or ``capture <card>`` then ``take`` each card, ascending."""
+def do_step(state, seat, card, taken, auto=False):
+    """One turn: ``play <card>`` or ``capture <card>`` then ``take`` each card, ascending
+    (with ``auto_complete_unique``, only until the rest is the one way to complete it)."""
     if taken is None:
         act(state, f"play {card}", seat)
         return
@@ -510,6 +522,8 @@ def do_step(state, seat, card, taken):
     taken = by_id(taken)
     for k, t in enumerate(taken):
         view = state.view()
+        if auto and view["phase"] != "capture":
+            break
         assert view["phase"] == "capture" and view["pending"] == card, (card, t)
         assert view["taken"] == taken[:k]
         assert view["to_play"] == seat
@@ -520,9 +534,9 @@ def do_step(state, seat, card, taken):
         assert view["plays"][-1] == {"seat": seat, "card": card, "captured": taken}
 
 
-def run_steps(state, steps):
+def run_steps(state, steps, auto=False):
     for step in steps:
-        do_step(state, *step)
+        do_step(state, *step, auto=auto)
 
 
 def start(impl, dealer, table0, steps, hold=None, seed=7, **config):
@@ -594,7 +608,7 @@ def position(impl, table, played, dealer=3, **config):
     steps = [((dealer + 1 + k) % 4, c, t) for k, (c, t) in enumerate(extra)]
     seat = (dealer + 1 + len(steps)) % 4
     state = start(impl, dealer, table0, steps, hold={seat: [played]}, **config)
-    run_steps(state, steps)
+    run_steps(state, steps, auto=config.get("auto_complete_unique", False))
     view = state.view()
     assert view["table"] == by_id(table)
     assert state.current_player() == seat and played in view["hands"][seat]
@@ -792,6 +806,28 @@ def test_auto_complete_unique_option(impl):
     assert state.history()[-2:] == [52 + card_id("7S"), 104 + card_id(first)]
     game = load(impl, 3, auto_complete_unique=True)
     assert game.deserialize_state(state.serialize()) == state
+
+
+def test_auto_complete_unique_with_a_choice_of_courts_and_single_matches(impl):
+    # two kings on the table: KS still asks which; with force_single_match 7S takes 7H at once
+    state = position(impl, ["KH", "KD", "5S"], "KS", auto_complete_unique=True)
+    state.apply_action(52 + card_id("KS"))
+    assert legal_strings(state) == ["take " + c for c in by_id(["KH", "KD"])]
+    table = ["7H", "5C", "2D", "KS"]
+    state = position(impl, table, "7S", auto_complete_unique=True, force_single_match=True)
+    seat = state.current_player()
+    state.apply_action(52 + card_id("7S"))
+    assert state.view()["plays"][-1] == {"seat": seat, "card": "7S", "captured": ["7H"]}
+
+
+def test_auto_complete_unique_in_the_information_state():
+    # the engine's transcript line of the capture tells the cards taken with it
+    state = position(tapete, ["7H", "5C", "2D", "KS"], "KH", auto_complete_unique=True)
+    seat = state.current_player()
+    state.apply_action(52 + card_id("KH"))
+    for viewer in range(4):
+        lines = state.information_state_string(viewer).splitlines()
+        assert lines[-1] == f"seat {seat}: capture KH, take KS"
 
 
 def test_no_capture_action_without_a_capture(impl):

@@ -592,6 +592,46 @@ def test_cicera_capture_completed_at_the_end_of_a_hand() -> None:
     assert cli_cicera._ci_completion({"force_single_match": True}, table, "7S", []) == ["7H"]
 
 
+def test_cicera_narration_of_a_hands_last_capture_in_a_match() -> None:
+    """Through the engine: the capture that ends a hand of a match (the next hand dealt at once)
+    is told with the cards it took, those its move took at once with auto_complete_unique
+    included, as the engine's own transcript line of that move tells them."""
+    from rich.console import Console
+
+    game = tapete.load_game("cicera", max_hands=3, auto_complete_unique=True)
+    told = 0
+    for seed in range(6):
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            captures = [a for a in legal if a >= 52]
+            action = rng.choice(captures) if captures else rng.choice(legal)
+            before, actor = state.clone(), state.current_player()
+            text = state.action_to_string(action)
+            state.apply_action(action)
+            verb, card = text.split()
+            if verb == "play" or state.view()["hand"] == before.view()["hand"]:
+                continue
+            buffer = io.StringIO()
+            cli_cicera.narrate_cicera(
+                Console(file=buffer, width=300),
+                cli.Move(game, before, state, actor, action, text, actor),
+            )
+            line = next(x for x in buffer.getvalue().splitlines() if x.startswith("You capture "))
+            seen = state.information_state_string(actor).splitlines()
+            move = [x for x in seen if x.startswith(f"seat {actor}: {text}")][-1]
+            more = [part.split()[1] for part in move.split(", ")[1:]]
+            first = before.view()
+            played = card if verb == "capture" else first["pending"]
+            taken = [*first["taken"], *([card] if verb == "take" else []), *more]
+            order = {c: i for i, c in enumerate(first["table"])}  # the view lists by id
+            taken.sort(key=order.__getitem__)
+            assert line.startswith(f"You capture {' + '.join(taken)} with {played}"), line
+            told += 1
+    assert told >= 3
+
+
 def test_selfplay_cicera(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selfplay", "cicera", "--games", "50", "--seed", "1"]) == 0
     captured = capsys.readouterr()

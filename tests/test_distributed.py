@@ -538,40 +538,48 @@ def test_ray_address_from_the_environment() -> None:
 def test_a_ray_client_server_that_fails_to_start_is_tried_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Ray Client's per-client server sometimes dies at birth: a ``ray://`` connection is tried
-    again (at most ``CLIENT_ATTEMPTS`` times in all); other failures, and other addresses, are
-    not."""
-    calls: list[str] = []
+    """Ray Client's per-client server sometimes dies at birth: a connection through Ray Client
+    (a ``ray://`` address, given or in ``RAY_ADDRESS``) is tried again after a shutdown, at most
+    ``CLIENT_ATTEMPTS`` times in all; any other failure, and any other address, is final."""
+    log: list[str] = []
     failures: list[Exception] = []
 
-    def init(address: str, **options: Any) -> None:
-        calls.append(address)
+    def init(address: str | None, **options: Any) -> None:
+        log.append(f"init {address}")
         if failures:
             raise failures.pop(0)
 
     monkeypatch.setattr(ray, "init", init)
-    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    monkeypatch.setattr(ray, "shutdown", lambda: log.append("shutdown"))
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(td, "_check_reachable", lambda target, found_by: None)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
     client = "ray://127.0.0.1:10001"
-    failures[:] = [
-        ConnectionError("Initialization failure from server:\nTraceback ... ZombieProcess"),
-        RuntimeError("Starting Ray client server failed. See ray_client_server_23007.err"),
-    ]
-    td._init(client, {})
-    assert calls == [client] * 3 and not failures
-    calls.clear()
-    failures[:] = [ConnectionError("Initialization failure from server")] * td.CLIENT_ATTEMPTS
-    with pytest.raises(ConnectionError):
-        td._init(client, {})
-    assert len(calls) == td.CLIENT_ATTEMPTS
+    died = ConnectionError("Initialization failure from server:\nTraceback ... ZombieProcess")
+    failed = RuntimeError("Starting Ray client server failed. See ray_client_server_23007.err")
+    failures[:] = [died, failed]
+    td.connect(client)
+    assert log == [f"init {client}", "shutdown"] * 2 + [f"init {client}"] and not failures
+    monkeypatch.setenv("RAY_ADDRESS", client)
+    log.clear()
+    failures[:] = [died]
+    td.connect(None)
+    assert log == ["init None", "shutdown", "init None"]
+    monkeypatch.delenv("RAY_ADDRESS")
+    log.clear()
+    failures[:] = [died] * td.CLIENT_ATTEMPTS
+    with pytest.raises(RuntimeError, match="cannot join the Ray cluster at ray://"):
+        td.connect(client)
+    assert log.count(f"init {client}") == td.CLIENT_ATTEMPTS
     for address, error in [
-        (client, ConnectionError("ray client connection timeout")),
-        ("127.0.0.1:6379", RuntimeError("Starting Ray client server failed")),
+        (client, ConnectionError("Initialization failure from server: bad runtime_env")),
+        ("127.0.0.1:6379", failed),
     ]:
-        calls.clear()
+        log.clear()
         failures[:] = [error]
-        with pytest.raises(type(error)):
-            td._init(address, {})
-        assert calls == [address]
+        with pytest.raises(RuntimeError):
+            td.connect(address)
+        assert log == [f"init {address}"]
 
 
 def test_unreachable_address_is_a_quick_clear_error() -> None:

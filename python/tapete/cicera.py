@@ -9,11 +9,12 @@ from tapete import _core
 __all__ = ["captures", "score_hand"]
 
 
-def captures(table: Sequence[str], card: str) -> list[list[str]]:
+def captures(table: Sequence[str], card: str, force_single_match: bool = False) -> list[list[str]]:
     """Every capture set of ``card`` on ``table``: each set ascending by card id, the sets in
-    lexicographic order (default rules: no single-card priority). Empty: ``card`` can only trail.
+    lexicographic order (by default no single-card priority; ``force_single_match`` as the
+    option of that name). Empty: ``card`` can only trail.
     """
-    return _core.cicera_captures(table, card)
+    return _core.cicera_captures(table, card, force_single_match)
 
 
 def score_hand(team0: Sequence[str], team1: Sequence[str]) -> dict[str, list[int]]:

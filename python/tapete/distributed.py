@@ -228,7 +228,7 @@ def connect(address: str | None = None) -> None:
         _check_reachable(target, found_by)
     try:
         # None and "auto" go to Ray as they are: it then also finds a local cluster's token
-        _init(address, options)
+        _init(address, options, client=(target or "").startswith("ray://"))
     except ConnectionError as error:
         raise RuntimeError(
             f"cannot join the Ray cluster at {target}: {error} (a cluster with token "
@@ -236,24 +236,25 @@ def connect(address: str | None = None) -> None:
         ) from None
 
 
-#: What Ray Client says when its server failed to start the server of this one client.
-CLIENT_START_FAILURES = ("Initialization failure from server", "Starting Ray client server failed")
-#: Connections tried to a Ray Client address, when its server fails to start that.
+#: What Ray Client's errors say when its server's process for this client died at birth (the
+#: process gone before the server could read its command line, or found gone just after).
+CLIENT_START_FAILURES = ("ZombieProcess", "Starting Ray client server failed")
+#: Connections tried to a Ray Client address, when its server fails to start that process.
 CLIENT_ATTEMPTS = 3
 
 
-def _init(address: str | None, options: dict[str, Any]) -> None:
-    """``ray.init``, tried again when a Ray Client server fails to start this client's own
-    server process: with Ray 2.60 that process sometimes dies at once, without a line of log
-    (about one connection in ten on the 2-core VM of the README), and the next try starts
-    another."""
+def _init(address: str | None, options: dict[str, Any], *, client: bool) -> None:
+    """``ray.init``; through Ray Client (``client``), tried again when the Ray Client server
+    fails to start this client's own server process: with Ray 2.60 that process sometimes dies
+    at once, without a line of log (about one connection in ten on the 2-core VM of the
+    README), and the next try starts another. Any other failure is final."""
     for attempt in range(1, CLIENT_ATTEMPTS + 1):
         try:
             ray.init(address=address, **options)
             return
         except (ConnectionError, RuntimeError) as error:
             if not (
-                (address or "").startswith("ray://")
+                client
                 and any(text in str(error) for text in CLIENT_START_FAILURES)
                 and attempt < CLIENT_ATTEMPTS
             ):

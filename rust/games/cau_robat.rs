@@ -34,7 +34,7 @@ const fn fractions<const N: usize>(d: f64) -> [f32; N] {
 /// Per rank, a quarter for each card of `set` of that rank: two ranks (a byte of `set`) at a
 /// time, from a table.
 fn quarters(set: u64, out: &mut [f32]) {
-    const PAIRS: [[f32; 2]; 256] = {
+    static PAIRS: [[f32; 2]; 256] = {
         let mut t = [[0.0; 2]; 256];
         let mut x = 0;
         while x < 256 {
@@ -1184,7 +1184,7 @@ impl Game for CauRobat {
         }
         let hand = self.hands[seat];
         // Two ranks (a byte of the hand) at a time, from a table of their two one-hot counts.
-        const COUNTS: [[f32; 10]; 256] = {
+        static COUNTS: [[f32; 10]; 256] = {
             let mut t = [[0.0; 10]; 256];
             let mut x = 0;
             while x < 256 {

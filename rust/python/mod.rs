@@ -989,9 +989,11 @@ fn cicera_names(set: u64) -> Vec<String> {
 }
 
 #[pyfunction]
+#[pyo3(signature = (table, card, force_single_match = false))]
 fn cicera_captures(
     table: &Bound<'_, PyAny>,
     card: &Bound<'_, PyAny>,
+    force_single_match: bool,
 ) -> PyResult<Vec<Vec<String>>> {
     let table = cicera_cards(table, "table")?;
     let card = cards::FRENCH_CICERA
@@ -1002,7 +1004,7 @@ fn cicera_captures(
             "the played card cannot also be on the table",
         ));
     }
-    Ok(cicera::captures(table, card, false)
+    Ok(cicera::captures(table, card, force_single_match)
         .into_iter()
         .map(cicera_names)
         .collect())

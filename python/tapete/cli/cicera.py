@@ -280,9 +280,7 @@ def _ci_completion(
 ) -> list[str]:
     """The capture set of ``played`` on ``table`` that a capture which has ``taken`` (ascending)
     was completed with: the only one left (itself when complete)."""
-    sets = cicera.captures(table, played)
-    if config["force_single_match"] and any(len(s) == 1 for s in sets):
-        sets = [s for s in sets if len(s) == 1]
+    sets = cicera.captures(table, played, bool(config.get("force_single_match")))
     left = [s for s in sets if s[: len(taken)] == taken]
     return left[0] if len(left) == 1 else taken
 

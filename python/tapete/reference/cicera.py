@@ -252,13 +252,14 @@ def _parse_cards(cards: object, what: str) -> list[int]:
     return ids
 
 
-def captures(table: Sequence[str], card: str) -> list[list[str]]:
-    """Every legal capture set of ``card`` on ``table`` (default rules), canonical order."""
+def captures(table: Sequence[str], card: str, force_single_match: bool = False) -> list[list[str]]:
+    """Every legal capture set of ``card`` on ``table`` (default rules, or with the option
+    ``force_single_match``), canonical order."""
     table_ids = _parse_cards(table, "a table")
     played = CICERA.parse(card)
     if played in table_ids:
         raise ValueError(f"the played card {_fmt(played)} cannot also be on the table")
-    return [_fmt_many(s) for s in capture_sets(table_ids, played)]
+    return [_fmt_many(s) for s in capture_sets(table_ids, played, force_single_match)]
 
 
 def score_hand(team0: Sequence[str], team1: Sequence[str]) -> dict[str, list[int]]:
