@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -9,6 +10,7 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
@@ -520,6 +522,21 @@ def test_play_cicera_match_with_packets(
     assert "1 (you)" in out and "Game over" in out
 
 
+def _cicera_moves(game: tapete.Game, seed: int) -> Iterator[cli.Move]:
+    """A random game of ``game`` that captures whenever it can, move by move, each as its
+    actor witnessed it (``after`` is the live state: read it before the next move)."""
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        captures = [a for a in legal if a >= 52]
+        action = rng.choice(captures) if captures else rng.choice(legal)
+        before, actor = state.clone(), state.current_player()
+        text = state.action_to_string(action)
+        state.apply_action(action)
+        yield cli.Move(game, before, state, actor, action, text, actor)
+
+
 def test_cicera_narration_of_every_capture() -> None:
     """Driven directly: each capture is told once, with its cards and the bonus the engine gave;
     trails as 'trails'; the bonus points told add up to the engine's bonus category."""
@@ -536,19 +553,9 @@ def test_cicera_narration_of_every_capture() -> None:
         for seed in range(8):
             buffer = io.StringIO()
             console = Console(file=buffer, width=200)
-            state = game.new_initial_state(seed)
-            rng = random.Random(seed)
-            while not state.is_terminal():
-                legal = state.legal_actions()
-                captures = [a for a in legal if a >= 52]
-                action = rng.choice(captures) if captures else rng.choice(legal)
-                before = state.clone()
-                actor = state.current_player()
-                text = state.action_to_string(action)
-                state.apply_action(action)
-                cli_cicera.narrate_cicera(
-                    console, cli.Move(game, before, state, actor, action, text, 0)
-                )
+            for move in _cicera_moves(game, seed):
+                cli_cicera.narrate_cicera(console, dataclasses.replace(move, seat=0))
+                state = move.after
             out = buffer.getvalue()
             view = state.view()
             told = [
@@ -601,23 +608,13 @@ def test_cicera_narration_of_a_hands_last_capture_in_a_match() -> None:
     game = tapete.load_game("cicera", max_hands=3, auto_complete_unique=True)
     told = 0
     for seed in range(6):
-        state = game.new_initial_state(seed)
-        rng = random.Random(seed)
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            captures = [a for a in legal if a >= 52]
-            action = rng.choice(captures) if captures else rng.choice(legal)
-            before, actor = state.clone(), state.current_player()
-            text = state.action_to_string(action)
-            state.apply_action(action)
+        for move in _cicera_moves(game, seed):
+            before, state, actor, text = move.before, move.after, move.actor, move.text
             verb, card = text.split()
             if verb == "play" or state.view()["hand"] == before.view()["hand"]:
                 continue
             buffer = io.StringIO()
-            cli_cicera.narrate_cicera(
-                Console(file=buffer, width=300),
-                cli.Move(game, before, state, actor, action, text, actor),
-            )
+            cli_cicera.narrate_cicera(Console(file=buffer, width=300), move)
             line = next(x for x in buffer.getvalue().splitlines() if x.startswith("You capture "))
             seen = state.information_state_string(actor).splitlines()
             move = [x for x in seen if x.startswith(f"seat {actor}: {text}")][-1]
