@@ -589,11 +589,11 @@ def _saved_when_interrupted(save: Callable[[], None]) -> Iterator[None]:
     """Ctrl-C, or the terminal closing (SIGHUP, unless ignored, as under nohup), calls
     ``save`` and goes on as the KeyboardInterrupt it is; both are ignored while it saves, as a
     second one (a closing terminal often sends two) would cut the record short."""
-    stops = [signal.SIGINT, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    hup = getattr(signal, "SIGHUP", None)  # none on Windows
     try:
-        before = {stop: signal.getsignal(stop) for stop in stops}
-        if len(stops) > 1 and before[stops[1]] is not signal.SIG_IGN:
-            signal.signal(stops[1], _hang_up)
+        before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, hup) if stop}
+        if hup and before[hup] is not signal.SIG_IGN:
+            signal.signal(hup, _hang_up)
     except ValueError:  # not the main thread: signals are the main thread's
         before = {}
     try:
