@@ -2414,6 +2414,8 @@ pub struct Unseen {
     /// then those seen with waits, whose constraints are the rarest, so that most rejections
     /// come early.
     order: Vec<usize>,
+    /// The seats seen with waits: few hands fit, so a proposal checks theirs first.
+    waited: [bool; SEATS],
     /// How the hidden secrets' kinds are drawn, with the needs of every proposal; `None` if no
     /// deal fits what the seats were seen to do.
     law: Option<SecretLaw>,
@@ -2687,6 +2689,7 @@ impl Unseen {
             over: false,
             ready: None,
             order: Vec::new(),
+            waited: [false; SEATS],
             law: None,
             walk_ready: RefCell::default(),
         };
@@ -2780,9 +2783,9 @@ impl Unseen {
         }
         u.ready = u.ready_seat(start, seat);
         let first = u.ready.as_ref().map(|(q, _)| *q);
+        u.waited = std::array::from_fn(|q| u.events[q].contains(&Event::Waits(true)));
         u.order = (0..SEATS).filter(|&q| q != seat).collect();
-        u.order
-            .sort_by_key(|&q| (Some(q) != first, !u.events[q].contains(&Event::Waits(true))));
+        u.order.sort_by_key(|&q| (Some(q) != first, !u.waited[q]));
         u.law = SecretLaw::new(&u, start, seat);
         Some(u)
     }
@@ -2868,6 +2871,7 @@ impl Unseen {
             free.extend(std::iter::repeat_n(k, rest[k as usize] as usize));
         }
         let mut deck = start.deck.to_vec();
+        let mut hands = Vec::with_capacity(SEATS - 1);
         for &q in &self.order {
             let slots = &self.slots[q];
             let mut kinds = vec![u8::MAX; slots.len()];
@@ -2895,6 +2899,7 @@ impl Unseen {
             // unseen card, the hand follows from the draw; otherwise one try.
             let again = (!exact && ready_of(q).is_some()).then(|| (kinds.clone(), free.clone()));
             let mut tries = if again.is_some() { WALK_READY_TRIES } else { 1 };
+            let check_now = !exact || self.waited[q];
             loop {
                 let mut fill: Vec<u8> = match ready_of(q) {
                     // Drawn from the remaining cards, but only among the draws giving waits.
@@ -2923,9 +2928,11 @@ impl Unseen {
                     "the drawn cards fill the seat's free positions"
                 );
                 // Kept with probability 1/w, w the number of ways to place the needed cards
-                // (a walk's proposal skips it).
+                // (a walk's proposal skips it). Most proposals fail there, so an exact one
+                // checks at once only a hand seen with waits (which few hands fit), and the
+                // others once every seat has passed: the same test in a cheaper order.
                 if exact && rng.below(placed_ways(groups, &kinds)?) != 0
-                    || !self.hand_fits(start, q, &kinds, &chosen)
+                    || check_now && !self.hand_fits(start, q, &kinds, &chosen)
                 {
                     tries -= 1;
                     match &again {
@@ -2942,6 +2949,15 @@ impl Unseen {
             for (&p, &k) in slots.iter().zip(&kinds) {
                 deck[p as usize] = k;
             }
+            if !check_now {
+                hands.push((q, kinds));
+            }
+        }
+        if !hands
+            .iter()
+            .all(|(q, kinds)| self.hand_fits(start, *q, kinds, &chosen))
+        {
+            return None;
         }
         debug_assert_eq!(
             free.len(),
