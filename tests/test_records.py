@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import importlib
+import itertools
 import json
 import random
 import re
@@ -456,6 +457,18 @@ def test_paths_as_bytes_and_path_like(tmp_path: Path) -> None:
         list(records.read(42))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_a_file_written_to_itself_is_copied_once(tmp_path: Path, suffix: str) -> None:
+    # Larger than any read buffer: the reader would otherwise meet the lines being appended.
+    path = tmp_path / f"self{suffix}"
+    originals = list(records.selfplay_records(tapete.load_game("cicera"), 40, seed=0))
+    assert records.write(path, originals) == 40
+    assert path.stat().st_size > 100_000 or suffix.endswith(".gz")
+    # (islice: a reader that saw the appended lines would otherwise copy them forever)
+    assert records.write(path, itertools.islice(records.read(path), 100)) == 40
+    assert list(records.read(path)) == originals * 2
+
+
 @pytest.mark.parametrize(
     ("name", "why"),
     [
@@ -475,6 +488,11 @@ def test_a_path_records_cannot_be_written_to_is_a_config_error_first(
     with pytest.raises(tapete.ConfigError, match="cannot write records to"):
         tapete.arena("cau_robat", ["random"] * 4, 2, records=path)
     assert records.unwritable(path) is not None and list(tmp_path.iterdir()) == []
+
+
+def test_a_destination_under_a_file_says_so(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    assert records.unwritable(tmp_path / "file" / "x.jsonl") == "file is a file, not a directory"
 
 
 def test_checking_a_destination_makes_no_file(tmp_path: Path) -> None:

@@ -14,10 +14,12 @@ A record is checked when it is replayed: it must load its game, deal from its se
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import math
 import os
 import reprlib
+import stat
 import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -408,18 +410,56 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+class _Upto(io.RawIOBase):
+    """The first ``size`` bytes of a binary file, then its end."""
+
+    def __init__(self, raw: io.BufferedReader, size: int) -> None:
+        self.raw, self.left = raw, size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")[: self.left]
+        n = self.raw.readinto(view) or 0
+        self.left -= n
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _open_text(path: str) -> tuple[io.TextIOWrapper, io.BufferedReader]:
+    """``path`` as text (gunzipped when it ends in ``.gz``), and the file under it, which the
+    caller closes (a `gzip.GzipFile` leaves it open). A regular file is read only up to the
+    size it had when opened: lines appended meanwhile (a `write` of what is being read, to the
+    same file) are not read, so that such a copy ends."""
+    raw = open(path, "rb")
+    try:
+        info = os.fstat(raw.fileno())
+        binary: Any = raw
+        if stat.S_ISREG(info.st_mode):
+            binary = io.BufferedReader(_Upto(raw, info.st_size))
+        if _gzipped(path):
+            binary = gzip.GzipFile(fileobj=binary, mode="rb")
+        return io.TextIOWrapper(binary, encoding="utf-8"), raw
+    except BaseException:
+        raw.close()
+        raise
+
+
 def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, record)`` for every record of the JSON Lines file ``path`` (gzip when
-    it ends in ``.gz``), blank lines skipped. A line that is not a JSON object with the fields
-    of a record (a truncated line, say) is a `tapete.ParseError` naming the file and line, and so
-    is a line longer than `MAX_LINE` characters, read no further (a file that is no records
-    file, or a gzip bomb, must not take the memory of the machine)."""
+    it ends in ``.gz``), blank lines skipped; the lines the file held when reading began. A
+    line that is not a JSON object with the fields of a record (a truncated line, say) is a
+    `tapete.ParseError` naming the file and line, and so is a line longer than `MAX_LINE`
+    characters, read no further (a file that is no records file, or a gzip bomb, must not take
+    the memory of the machine)."""
     path = _path(path)
-    opened = (
-        gzip.open(path, "rt", encoding="utf-8") if _gzipped(path) else open(path, encoding="utf-8")
-    )
+    opened, raw = _open_text(path)
     number = 0
-    with opened as lines:
+    with raw, opened as lines:
         try:
             while line := lines.readline(MAX_LINE + 1):
                 number += 1
@@ -507,6 +547,8 @@ def unwritable(path: Path) -> str | None:
     if os.path.exists(target):  # a file, or a pipe or device the writer will open
         return None if os.access(target, os.W_OK) else "permission denied"
     parent = os.path.dirname(os.path.abspath(target))
+    if os.path.exists(parent) and not os.path.isdir(parent):
+        return f"{os.path.basename(parent)} is a file, not a directory"
     if not os.path.isdir(parent):
         return "no such directory"
     try:
