@@ -390,9 +390,14 @@ impl<G: Game> Tracked<G> {
             .split_whitespace()
             .map(str::to_ascii_lowercase)
             .collect();
+        let n = G::num_players(&self.config);
         let bad = || {
+            let expected = match self.chance.as_ref().map(|x| x.node) {
+                Some(Node::Dealer) => format!("\"dealer <seat>\" with a seat 0..{}", n - 1),
+                _ => "\"deal <card>\"".to_string(),
+            };
             parse_err!(
-                "{} is not a chance outcome of {}: expected \"deal <card>\" or \"dealer <seat>\"",
+                "{} is not a chance outcome of {} here: expected {expected}",
                 crate::error::quoted(text),
                 G::NAME
             )
@@ -412,7 +417,7 @@ impl<G: Game> Tracked<G> {
                     && matches!(self.chance.as_ref().map(|x| x.node), Some(Node::Dealer)) =>
             {
                 crate::cards::decimal(seat)
-                    .filter(|&s| s < G::num_players(&self.config))
+                    .filter(|&s| s < n)
                     .ok_or_else(bad)
             }
             _ => Err(bad()),

@@ -225,6 +225,16 @@ def test_illegal_outcomes_are_refused_and_change_nothing():
             with pytest.raises((IllegalActionError, ValueError)):
                 state.apply_action(bad)
             assert state.serialize() == before
+        for first in (
+            state,
+            tapete.reference.load_game(name, explicit_chance=True).new_initial_state(),
+        ):  # the dealer's seat is named in range
+            with pytest.raises(
+                ParseError,
+                match=rf"'dealer <seat>' with a seat 0\.\.{n - 1}|"
+                rf'"dealer <seat>" with a seat 0\.\.{n - 1}',
+            ):
+                first.string_to_action(f"dealer {n}")
         state.apply_action(0)
         first = state.chance_outcomes()[0][0]
         state.apply_action(first)
@@ -236,8 +246,10 @@ def test_illegal_outcomes_are_refused_and_change_nothing():
             with pytest.raises(IllegalActionError):
                 state.apply_action(bad)
             assert state.serialize() == before
-        for text in ("deal", "deal ZZ", "dealer 0", "play 7H", ""):
-            with pytest.raises(ParseError):
+        with pytest.raises(ParseError, match="not a card"):
+            state.string_to_action("deal ZZ")
+        for text in ("deal", "dealer 0", "play 7H", ""):
+            with pytest.raises(ParseError, match="deal <card>"):
                 state.string_to_action(text)
         with pytest.raises(IllegalActionError):
             state.action_to_string(1000)

@@ -468,6 +468,24 @@ def test_arena_json_is_strict_where_no_interval_exists(capsys: pytest.CaptureFix
         assert code == 0 and "inf" not in out and "—" in out
 
 
+def test_game_options_after_the_bots_are_game_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--bots`` takes every word up to the next flag: a ``key=value`` word of its own there
+    is a game option, as it would be before ``--bots``."""
+    base = ["arena", "cau_robat", "--games", "3", "--json"]
+    for bots, options in [
+        (["random"] * 3, ["players=3", "hands_to_win=2"]),
+        (["random", "ismcts:iterations=4,c=0.5", "heuristic"], ["players=3"]),
+    ]:
+        results = []
+        for argv in ([*base, "--bots", *bots, *options], [*base, *options, "--bots", *bots]):
+            code, out = run(argv, capsys)
+            assert code == 0, out
+            results.append({k: v for k, v in json.loads(out).items() if k != "seconds"})
+        assert results[0] == results[1] and len(results[0]["mean"]) == 3
+    code, out = run([*base, "--bots", "players=3"], capsys)
+    assert code == 2 and "--bots needs at least one bot spec" in out
+
+
 def test_selfplay_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(["selfplay", "spoil_five", "--games", "30", "--seed", "7", "--json"], capsys)
     assert code == 0

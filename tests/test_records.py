@@ -123,6 +123,8 @@ def test_explicit_chance_round_trip(tmp_path: Path, impl: str, name: str) -> Non
     for other in IMPLS.values():
         final = records.replay(next(records.read(path)), load_game=other.load_game)
         assert final.returns() == state.returns() and final.history() == state.history()
+        with pytest.raises(ParseError, match="an explicit-chance game .* has no rng"):
+            records.replay({**rec, "rng": 5}, load_game=other.load_game)
 
 
 @pytest.mark.parametrize(
@@ -328,6 +330,10 @@ def tampered(rec: dict[str, Any], case: str) -> dict[str, Any] | str:
         bad["length"] = 2
     elif case == "deck":
         bad["decks"] = [["AH"]]
+    elif case == "arena_seed":
+        bad["arena"] = {"seed": rec["seed"], "deal": 1, "rotation": 0}
+    elif case == "rotation":
+        bad["arena"] = {"seed": rec["seed"], "deal": 0, "rotation": 4}
     elif case == "json":
         return json.dumps(rec)[:-1] + "\n"
     elif case == "array":
@@ -353,6 +359,8 @@ CASES = {
     "seats": "4 seats but the record names 1 bots",
     "length": "length 2 but 36 actions",
     "deck": "cannot deal",
+    "arena_seed": "its arena deal 1 from seed 6 is not its seed 6",
+    "rotation": "arena rotation 4, but cau_robat has 4 seats",
     "json": "not JSON",
     "array": "a game record is a JSON object",
     "nan": "not JSON: NaN is not a number",

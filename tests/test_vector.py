@@ -321,6 +321,10 @@ def test_bad_arguments():
         env.step([True, False])
     with pytest.raises(TypeError, match="integers"):
         env.step(["a", "b"])
+    with pytest.raises(TypeError, match="integers, got str"):
+        env.step("ab")  # no numbers at all: a TypeError whatever its shape
+    with pytest.raises(TypeError, match="integers, got NoneType"):
+        env.step(None)
     legal = int(env.random_actions(0)[0])
     with pytest.raises(TypeError, match="got a list of bool, int"):
         env.step([True, legal])  # numpy would read True as action 1

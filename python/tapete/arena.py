@@ -61,7 +61,7 @@ class ArenaResult:
 
     @property
     def ci95(self) -> npt.NDArray[np.float64]:
-        """Half the 95% interval of each entry's mean (1.96 · sd / √deals)."""
+        """Half the 95% interval of each entry's mean (Z95 · sd / √deals)."""
         return np.array([_ci95(self.values[:, e]) for e in range(len(self.bots))])
 
     def difference(self, a: int, b: int) -> tuple[float, float]:

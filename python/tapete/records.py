@@ -352,6 +352,17 @@ def _replay(record: Mapping[str, Any], load_game: Callable[..., Any] | None) -> 
         raise _fail(f"{game.name} has {n} seats but the record has {len(rec['returns'])} returns")
     if "bots" in rec and len(rec["bots"]) != n:
         raise _fail(f"{game.name} has {n} seats but the record names {len(rec['bots'])} bots")
+    if "arena" in rec:
+        arena = rec["arena"]
+        if (arena["seed"] + arena["deal"]) % (MAX_SEED + 1) != rec["seed"]:
+            raise _fail(
+                f"its arena deal {arena['deal']} from seed {arena['seed']} is not its seed "
+                f"{rec['seed']} (the game's seed is the arena's seed + the deal)"
+            )
+        if arena["rotation"] >= n:
+            raise _fail(f"arena rotation {arena['rotation']}, but {game.name} has {n} seats")
+    if "rng" in rec and game.config().get("explicit_chance"):
+        raise _fail("an explicit-chance game deals by its chance outcomes: it has no rng")
     try:
         if "decks" in rec:
             state = game.new_initial_state(seed=rec["seed"], decks=rec["decks"])
@@ -470,7 +481,8 @@ def enumerate_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line, parse_constant=_no_constant)
+                    # without its end of line, whose position an error would otherwise name
+                    obj = json.loads(line.rstrip("\r\n"), parse_constant=_no_constant)
                 except RecursionError:
                     raise ParseError(
                         f"{path}: line {number}: not JSON: nested too deeply"

@@ -116,6 +116,9 @@ class VectorEnv:
                 a = np.array(ids, dtype=np.int64)
             except OverflowError:
                 a = np.array(ids, dtype=object)
+        if not listed and a.dtype.kind in "USOV":  # a str, None, objects: no numbers at all
+            what = f"dtype {a.dtype}" if isinstance(given, np.ndarray) else type(given).__name__
+            raise TypeError(f"actions must be integers, got {what}")
         if a.shape != (self._num_envs,):
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
         if listed and ids is None:

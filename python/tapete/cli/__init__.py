@@ -403,6 +403,12 @@ def illegal_message(state: State, action: int) -> str:
     return f"{message}; choose one of the moves listed"
 
 
+def _is_option(word: str) -> bool:
+    """A command-line word that is a game option (``key=value``), not a bot spec."""
+    head = word.split(",")[0]
+    return "=" in head and ":" not in head
+
+
 def split_bot_specs(items: Sequence[str]) -> list[str]:
     """Bot specs from the command line: ``heuristic,ismcts:iterations=200,c=0.5 random`` gives
     ``['heuristic', 'ismcts:iterations=200,c=0.5', 'random']`` (a ``name=value`` piece after a
@@ -1142,7 +1148,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=moves,
     )
     play.add_argument("game", help="a game name (see 'tapete games')")
-    play.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    play.add_argument("options", nargs="*", default=[], metavar="key=value", help="game options")
     play.add_argument(
         "--players", type=int, help="number of players (games with a variable count only)"
     )
@@ -1175,7 +1181,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     arena = commands.add_parser("arena", help="measure bots against each other on duplicate deals")
     arena.add_argument("game", help="a game name (see 'tapete games')")
-    arena.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    arena.add_argument("options", nargs="*", default=[], metavar="key=value", help="game options")
     arena.add_argument(
         "--bots",
         nargs="+",
@@ -1199,12 +1205,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     selfplay = commands.add_parser("selfplay", help="time random bots playing many games")
     selfplay.add_argument("game", help="a game name (see 'tapete games')")
-    selfplay.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    selfplay.add_argument(
+        "options", nargs="*", default=[], metavar="key=value", help="game options"
+    )
     selfplay.add_argument("--games", type=_positive, required=True, help="number of games")
     selfplay.add_argument(
         "--players", type=int, help="number of players (games with a variable count only)"
     )
-    selfplay.add_argument("--seed", type=_seed, help="first game seed (game i uses seed + i)")
+    selfplay.add_argument(
+        "--seed",
+        type=_seed,
+        help="first game seed (game i uses seed + i; default: drawn afresh, printed with the "
+        "results)",
+    )
     selfplay.add_argument(
         "--python-loop",
         action="store_true",
@@ -1238,6 +1251,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("play", "selfplay", "arena", "watch"):
             unknown = [item for item in extra if item.startswith("-")]
             args.options = [*args.options, *(item for item in extra if not item.startswith("-"))]
+            if getattr(args, "bots", None):
+                # `--bots` takes every word up to the next flag: a word `key=value` of its own
+                # is a game option written after the bots (a bot spec is `name[:params]`).
+                options = [item for item in args.bots if _is_option(item)]
+                args.bots = [item for item in args.bots if not _is_option(item)]
+                args.options = [*args.options, *options]
+                if not args.bots:
+                    raise CliError("--bots needs at least one bot spec, e.g. --bots heuristic")
         else:
             unknown = extra
         if unknown:

@@ -46,7 +46,7 @@ def _delay(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``tapete watch``."""
     parser.add_argument("game", help="a game name (see 'tapete games')")
-    parser.add_argument("options", nargs="*", metavar="key=value", help="game options")
+    parser.add_argument("options", nargs="*", default=[], metavar="key=value", help="game options")
     parser.add_argument(
         "--bots",
         nargs="+",
