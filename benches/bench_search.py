@@ -109,6 +109,26 @@ def primitives(state: Any, game: Any, sampler: Callable[[Any, int], Any]) -> dic
     }
 
 
+def cuajo_mid_hand(at: int = 60, hands: int = 12) -> None:
+    """Cuajo's ``resample_from_infostate`` in the middle of a hand, where it costs most often:
+    at the ``at``-th action of ``hands`` random hands (seeds 0, 1, ...; the seat to act), the
+    median of their medians and the range (a few positions, beside a purro seat, take
+    milliseconds: docs/engine.md, "Determinisation")."""
+    game, medians = tapete.load_game("cuajo"), []
+    for seed in range(hands):
+        state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+        for _ in range(at):
+            state.apply_action(rng.choice(state.legal_actions()))
+        seeds = iter(range(10**9))
+        call = partial(state.resample_from_infostate, state.current_player())
+        medians.append(median_us(lambda call=call, seeds=seeds: call(next(seeds))))
+    print(
+        f"\nCuajo resample_from_infostate at action {at} of {hands} random hands: median "
+        f"{statistics.median(medians):.1f} µs (from {min(medians):.1f} to {max(medians):,.0f}): "
+        + " ".join(f"{m:.0f}" for m in medians)
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--iterations", type=int, default=2000)
@@ -141,6 +161,8 @@ def main() -> None:
     print("|---|" + "---:|" * len(columns))
     for label, row in rows.items():
         print(f"| {label} | " + " | ".join(f"{row[c]:.2f}" for c in columns) + " |")
+
+    cuajo_mid_hand()
 
     n = args.iterations
     print(f"\nIS-MCTS, one decision at the 5th decision, {n} iterations, 1 thread")
