@@ -11,6 +11,8 @@ the observer and of the next seat, ``serialize`` + deserialize and a pickle roun
 iterations per second of one decision at the 5th decision: ``pyspiel.ISMCTSBot`` (random
 rollouts) on hearts against tapete's ``ismcts`` on every game (random and heuristic rollouts),
 each bot warmed up by one decision, then the median of 5 rounds in which every bot decides once.
+Before those, Cuajo's ``resample_from_infostate`` at the 60th action of 12 random hands
+(``cuajo_mid_hand``: the median of their medians and the range).
 Never in CI: run ``make bench-search``.
 """
 

@@ -484,6 +484,22 @@ def test_game_options_after_the_bots_are_game_options(capsys: pytest.CaptureFixt
         assert results[0] == results[1] and len(results[0]["mean"]) == 3
     code, out = run([*base, "--bots", "players=3"], capsys)
     assert code == 2 and "--bots needs at least one bot spec" in out
+    # A bot parameter as a word of its own joins the spec before it, as after a comma.
+    bots = ["ismcts:iterations=4", "c=0.5", "random", "random", "players=3"]
+    code, out = run([*base, "--bots", *bots], capsys)
+    assert code == 0 and json.loads(out)["bots"] == [
+        "ismcts:iterations=4,c=0.5",
+        "random",
+        "random",
+    ]
+
+
+def test_the_cli_knows_every_bot_parameter() -> None:
+    """The words `--bots` keeps for the bot before them are the parameters the engine lists."""
+    with pytest.raises(tapete.ConfigError, match="the parameters are: ") as error:
+        tapete.bots.make("ismcts:no_such=1", tapete.load_game("cicera"))
+    listed = re.findall(r"(\w+) \(", str(error.value).split("the parameters are: ")[1])
+    assert set(listed) == cli.BOT_PARAMETERS
 
 
 def test_selfplay_json(capsys: pytest.CaptureFixture[str]) -> None:

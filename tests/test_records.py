@@ -292,6 +292,7 @@ def test_schema_is_shipped_and_matches_the_checks() -> None:
         ("bots", [None]),
         ("arena", {"seed": 0, "deal": 1}),
         ("arena", {"seed": 0, "deal": -1, "rotation": 0}),
+        ("arena", {"seed": 0, "deal": 2**64, "rotation": 0}),
     ]:
         broken.append({**good, key: value})
     for rec in broken:
@@ -401,6 +402,15 @@ def test_a_bad_record_is_a_parse_error_naming_its_line(tmp_path: Path, case: str
             list(records.read(path))
 
 
+def test_a_json_error_names_its_column_on_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"game": "cicera",\n')  # cut short, yet ending its line
+    with pytest.raises(
+        ParseError, match=r"line 1: not JSON: Expecting property name .* column 19$"
+    ):
+        list(records.read(path))
+
+
 def test_a_huge_action_is_cut_in_the_message() -> None:
     rec = records.record(played(tapete, "cau_robat", seed=6))
     rec["actions"][2] = "x" * 10**6
@@ -500,7 +510,10 @@ def test_a_path_records_cannot_be_written_to_is_a_config_error_first(
 
 def test_a_destination_under_a_file_says_so(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
-    assert records.unwritable(tmp_path / "file" / "x.jsonl") == "file is a file, not a directory"
+    for under in ("x.jsonl", "more/x.jsonl"):
+        assert (
+            records.unwritable(tmp_path / "file" / under) == f"{tmp_path}/file is not a directory"
+        )
 
 
 def test_checking_a_destination_makes_no_file(tmp_path: Path) -> None:

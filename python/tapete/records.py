@@ -279,6 +279,7 @@ def _arena_info(value: object) -> bool:
         isinstance(value, dict)
         and all(_is_int(value.get(key)) and 0 <= value[key] for key in ("seed", "deal", "rotation"))
         and value["seed"] <= MAX_SEED
+        and value["deal"] <= MAX_SEED
     )
 
 
@@ -424,7 +425,7 @@ def _no_constant(name: str) -> float:
 class _Upto(io.RawIOBase):
     """The first ``size`` bytes of a binary file, then its end."""
 
-    def __init__(self, raw: io.BufferedReader, size: int) -> None:
+    def __init__(self, raw: io.FileIO, size: int) -> None:
         self.raw, self.left = raw, size
 
     def readable(self) -> bool:
@@ -441,17 +442,17 @@ class _Upto(io.RawIOBase):
         super().close()
 
 
-def _open_text(path: str) -> tuple[io.TextIOWrapper, io.BufferedReader]:
+def _open_text(path: str) -> tuple[io.TextIOWrapper, io.FileIO]:
     """``path`` as text (gunzipped when it ends in ``.gz``), and the file under it, which the
     caller closes (a `gzip.GzipFile` leaves it open). A regular file is read only up to the
     size it had when opened: lines appended meanwhile (a `write` of what is being read, to the
     same file) are not read, so that such a copy ends."""
-    raw = open(path, "rb")
+    raw = open(path, "rb", buffering=0)
     try:
         info = os.fstat(raw.fileno())
-        binary: Any = raw
-        if stat.S_ISREG(info.st_mode):
-            binary = io.BufferedReader(_Upto(raw, info.st_size))
+        binary: Any = io.BufferedReader(
+            _Upto(raw, info.st_size) if stat.S_ISREG(info.st_mode) else raw
+        )
         if _gzipped(path):
             binary = gzip.GzipFile(fileobj=binary, mode="rb")
         return io.TextIOWrapper(binary, encoding="utf-8"), raw
@@ -559,9 +560,12 @@ def unwritable(path: Path) -> str | None:
     if os.path.exists(target):  # a file, or a pipe or device the writer will open
         return None if os.access(target, os.W_OK) else "permission denied"
     parent = os.path.dirname(os.path.abspath(target))
-    if os.path.exists(parent) and not os.path.isdir(parent):
-        return f"{os.path.basename(parent)} is a file, not a directory"
     if not os.path.isdir(parent):
+        above = parent
+        while not os.path.exists(above) and os.path.dirname(above) != above:
+            above = os.path.dirname(above)
+        if os.path.exists(above) and not os.path.isdir(above):
+            return f"{above} is not a directory"
         return "no such directory"
     try:
         longest = os.pathconf(parent, "PC_NAME_MAX")

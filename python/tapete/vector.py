@@ -101,7 +101,7 @@ class VectorEnv:
 
         An illegal action in any env raises `tapete.IllegalActionError` naming the env and the
         action, and no env is stepped; ``actions`` of another shape than ``(num_envs,)`` is a
-        ``ValueError``, of a non-integer dtype a ``TypeError``.
+        ``ValueError``, of a non-integer dtype (or a str, or None) a ``TypeError``.
         """
         given: Any = actions
         listed = isinstance(given, list | tuple)
@@ -116,9 +116,8 @@ class VectorEnv:
                 a = np.array(ids, dtype=np.int64)
             except OverflowError:
                 a = np.array(ids, dtype=object)
-        if not listed and a.dtype.kind in "USOV":  # a str, None, objects: no numbers at all
-            what = f"dtype {a.dtype}" if isinstance(given, np.ndarray) else type(given).__name__
-            raise TypeError(f"actions must be integers, got {what}")
+        if given is None or isinstance(given, str | bytes):  # not an array of any shape
+            raise TypeError(f"actions must be integers, got {type(given).__name__}")
         if a.shape != (self._num_envs,):
             raise ValueError(f"actions must have shape ({self._num_envs},), got {a.shape}")
         if listed and ids is None:

@@ -56,7 +56,7 @@ from rich.text import Text
 import tapete
 from tapete import ConfigError, Game, State, TapeteError
 from tapete import records as _records
-from tapete.arena import _finite
+from tapete.arena import Z95, _finite
 from tapete.cli import cau_robat, cicera, cluster, cuajo, spoil_five
 from tapete.cli import replay as records_cli
 from tapete.cli._ui import (
@@ -403,10 +403,16 @@ def illegal_message(state: State, action: int) -> str:
     return f"{message}; choose one of the moves listed"
 
 
+#: The native bots' parameters (``ismcts:iterations=200,c=0.5``): after ``--bots``, such a
+#: ``key=value`` word of its own belongs to the bot spec before it, not to the game.
+BOT_PARAMETERS = frozenset({"iterations", "c", "rollout", "horizon", "threads"})
+
+
 def _is_option(word: str) -> bool:
-    """A command-line word that is a game option (``key=value``), not a bot spec."""
-    head = word.split(",")[0]
-    return "=" in head and ":" not in head
+    """A command-line word after ``--bots`` that is a game option (``key=value``), not a bot
+    spec nor a bot's parameter."""
+    key, eq, _ = word.partition("=")
+    return bool(eq) and not any(x in key for x in ":,") and key not in BOT_PARAMETERS
 
 
 def split_bot_specs(items: Sequence[str]) -> list[str]:
@@ -684,12 +690,12 @@ class SelfPlayStats:
         return self.sums[seat] / self.games
 
     def half_width(self, seat: int) -> float:
-        """Half the 95% interval of the mean: 1.96 · sd / √N (NaN for a single game)."""
+        """Half the 95% interval of the mean: Z95 · sd / √N (NaN for a single game)."""
         if self.games < 2:
             return math.nan
         mean = self.mean(seat)
         variance = max(0.0, (self.squares[seat] - self.games * mean * mean) / (self.games - 1))
-        return 1.96 * math.sqrt(variance / self.games)
+        return Z95 * math.sqrt(variance / self.games)
 
     def add(self, returns: Sequence[float], actions: int) -> None:
         """Count one finished game."""
@@ -1253,7 +1259,8 @@ def main(argv: list[str] | None = None) -> int:
             args.options = [*args.options, *(item for item in extra if not item.startswith("-"))]
             if getattr(args, "bots", None):
                 # `--bots` takes every word up to the next flag: a word `key=value` of its own
-                # is a game option written after the bots (a bot spec is `name[:params]`).
+                # is a game option written after the bots (a bot spec is `name[:params]`),
+                # unless its key is a bot parameter (it then joins the spec before it).
                 options = [item for item in args.bots if _is_option(item)]
                 args.bots = [item for item in args.bots if not _is_option(item)]
                 args.options = [*args.options, *options]

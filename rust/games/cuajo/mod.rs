@@ -2818,7 +2818,9 @@ impl Unseen {
     /// * a deal so built can come from `w` such choices of positions; it is kept with
     ///   probability `1 / w`, which makes every deal equally likely;
     /// * a deal in which a hand is seen to have (or not have) waits or a marker it does not
-    ///   is rejected at once, the rest is checked by replaying the deal.
+    ///   is rejected before its replay (a seat seen with waits as soon as its hand is drawn,
+    ///   the others once every seat has passed its `1 / w` draw); the rest is checked by
+    ///   replaying the deal.
     fn propose(
         &self,
         start: &Cuajo,
@@ -2871,7 +2873,7 @@ impl Unseen {
             free.extend(std::iter::repeat_n(k, rest[k as usize] as usize));
         }
         let mut deck = start.deck.to_vec();
-        let mut hands = Vec::with_capacity(SEATS - 1);
+        let mut hands = Vec::new();
         for &q in &self.order {
             let slots = &self.slots[q];
             let mut kinds = vec![u8::MAX; slots.len()];
