@@ -57,6 +57,44 @@ pub struct Tracked<G: Game> {
     pub(crate) chance: Option<Box<Explicit<G>>>,
     /// The information state strings built so far, shared with clones.
     transcripts: Transcripts<G>,
+    /// The last seat analysis a resample of this state made, for the next.
+    known: KnownCache<G>,
+}
+
+/// [`Game::known`] of one seat for the current deal, kept from one `resample` of a state to
+/// the next (`resample_from_infostate` asked again and again of one state, as OpenSpiel's
+/// Python IS-MCTS does, pays it once: a fifth of a Cuajo resample mid-hand). Keyed by the
+/// seat and the length of the history, which every action of the state lengthens; a clone
+/// starts empty.
+struct KnownCache<G: Game>(Mutex<Option<KnownEntry<G>>>);
+
+/// A cached analysis: the seat, the history's length (with explicit chance, the moves'),
+/// and the analysis.
+type KnownEntry<G> = (usize, usize, Arc<Option<<G as Game>::Known>>);
+
+impl<G: Game> Default for KnownCache<G> {
+    fn default() -> Self {
+        KnownCache(Mutex::new(None))
+    }
+}
+
+impl<G: Game> Clone for KnownCache<G> {
+    fn clone(&self) -> Self {
+        KnownCache::default()
+    }
+}
+
+impl<G: Game> PartialEq for KnownCache<G> {
+    /// A cache: never part of what a state is.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<G: Game> std::fmt::Debug for KnownCache<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KnownCache")
+    }
 }
 
 /// Per seat, the last information state string built, kept so that the next one (of this
@@ -207,6 +245,7 @@ impl<G: Game> Tracked<G> {
             returns_before,
             chance: None,
             transcripts: Transcripts::default(),
+            known: KnownCache::default(),
         }
     }
 
@@ -619,6 +658,7 @@ impl<G: Game> Tracked<G> {
             returns_before: self.returns_before.clone(),
             chance: None,
             transcripts: Transcripts::default(),
+            known: KnownCache::default(),
         };
         // Room for the deal's lines: the transcript grows on from here.
         let mut text = String::with_capacity(p.text.len() + 4096);
@@ -797,12 +837,11 @@ impl<G: Game> Tracked<G> {
     pub(crate) fn seen_by(&self, seat: usize) -> Seen<G> {
         let mut legal = Vec::new();
         self.state.legal_actions(&mut legal);
-        let actions = &self.history[self.deal_start_at..];
-        let known = G::known(&self.deal_start, actions, seat);
+        let known = self.known_by(seat);
         // A walk needs two positions to swap. (The explicit mode's deck holds the cards dealt
         // so far and stand-ins for the rest: a walk swaps those like the seeded mode's stock.)
         let deck = self.decks.get(self.state.deal_index());
-        let mut positions = match (&known, deck) {
+        let mut positions = match (&*known, deck) {
             (Some(k), Some(d)) => {
                 let mut p = G::hidden_positions(k);
                 p.retain(|&p| p < d.len());
@@ -829,6 +868,22 @@ impl<G: Game> Tracked<G> {
             scratch: RefCell::new(Vec::with_capacity(legal.len())),
             legal,
         }
+    }
+
+    /// [`Game::known`] of `seat` for the current deal, from the cache when this state made it.
+    fn known_by(&self, seat: usize) -> Arc<Option<G::Known>> {
+        let moves = self.chance.as_ref().map_or(0, |x| x.moves.len());
+        let at = self.history.len() + moves;
+        let mut cache = self.known.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((s, len, known)) = cache.as_ref() {
+            if (*s, *len) == (seat, at) {
+                return known.clone();
+            }
+        }
+        let actions = &self.history[self.deal_start_at..];
+        let known = Arc::new(G::known(&self.deal_start, actions, seat));
+        *cache = Some((seat, at, known.clone()));
+        known
     }
 
     /// The game state of [`Tracked::resample`] (not at a chance node) for what `seen` saw.
@@ -864,7 +919,7 @@ impl<G: Game> Tracked<G> {
     /// positions.
     fn walk_start(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
         let deck = self.decks.get(self.state.deal_index())?;
-        let known = seen.known.as_ref()?;
+        let known = Option::as_ref(&seen.known)?;
         if seen.positions.is_empty() {
             return None;
         }
@@ -920,7 +975,7 @@ impl<G: Game> Tracked<G> {
     /// equilibrium; how near it gets is measured (docs/engine.md, "Determinisation"), not
     /// proven.
     fn walk(&self, seen: &Seen<G>, walk: &mut Walk<G>, steps: usize) {
-        let Some(known) = seen.known.as_ref() else {
+        let Some(known) = Option::as_ref(&seen.known) else {
             return;
         };
         let start = &*self.deal_start;
@@ -1069,7 +1124,7 @@ impl<G: Game> Tracked<G> {
         let seat = seen.seat;
         let start = self.deal_start.as_ref();
         let acts = &self.history[self.deal_start_at..];
-        let known = seen.known.as_ref()?;
+        let known = Option::as_ref(&seen.known)?;
         let mut rng = Rng::new(seed);
         for _ in 0..attempts {
             let Some((deck, new_acts, replayed)) =
@@ -1325,7 +1380,7 @@ struct Name<'a>(#[serde(borrow)] Cow<'a, str>);
 pub(crate) struct Seen<G: Game> {
     seat: usize,
     /// What the seat knows of the current deal, for the game's proposals.
-    known: Option<G::Known>,
+    known: Arc<Option<G::Known>>,
     /// Proposal rounds a search pays for one world before it walks (fewer when it can walk).
     attempts: usize,
     /// The positions a walk swaps (none if it cannot walk).
@@ -2240,7 +2295,7 @@ mod tests {
                 while !t.state.is_terminal() {
                     let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
                     let seen = t.seen_by(seat);
-                    let known = seen.known.as_ref().unwrap();
+                    let known = Option::as_ref(&seen.known).unwrap();
                     let deck = &t.decks[t.state.deal_index()];
                     let mine = &t.history[t.deal_start_at..];
                     sowee += usize::from(

@@ -100,8 +100,9 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn action_seen_by(&self, action: Self::Action, seat: usize, out: &mut String) -> bool;
     /// What `seat` knows of a deal that every re-deal of it must keep (the cards it saw, what it
     /// inferred), worked out once for all the proposals of a determinisation: a search asks
-    /// for one per iteration.
-    type Known;
+    /// for one per iteration. (`Send + Sync`: a state keeps its last one for its next
+    /// resample, and states go from thread to thread.)
+    type Known: Send + Sync;
     /// What `seat` knows of the deal that started at `start` and went on with `actions`;
     /// `None` if no re-deal of it can be proposed.
     fn known(start: &Self, actions: &[Self::Action], seat: usize) -> Option<Self::Known>;

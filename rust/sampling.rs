@@ -51,7 +51,7 @@ pub struct Dealer {
     place_of: Vec<u8>,
     first: Vec<usize>,
     /// The counted deals, once shuffles have failed (`None`: too many states to count).
-    counted: std::cell::OnceCell<Option<Counted>>,
+    counted: std::sync::OnceLock<Option<Counted>>,
 }
 
 impl Dealer {
@@ -103,7 +103,7 @@ impl Dealer {
             restricted,
             place_of,
             first,
-            counted: std::cell::OnceCell::new(),
+            counted: std::sync::OnceLock::new(),
         })
     }
 

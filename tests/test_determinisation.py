@@ -260,6 +260,25 @@ def test_resampled_worlds_replay_as_themselves(impl, config):
             step += 1
 
 
+@pytest.mark.parametrize("name", ["spoil_five", "cicera", "cau_robat", "cuajo"])
+def test_a_state_resampled_again_and_again_gives_what_a_fresh_copy_gives(name):
+    """The engine keeps a state's last seat analysis for its next resample: asking of one
+    state, for seats in turn and after actions, must give the very worlds a copy of it never
+    asked gives."""
+    import tapete
+
+    game = tapete.load_game(name)
+    state, rng = game.new_initial_state(3), random.Random(3)
+    for step in range(40):
+        if state.is_terminal():
+            break
+        for seat in (0, 1, 0, 2, 2):
+            world = state.resample_from_infostate(seat, step * 10 + seat)
+            fresh = game.deserialize_state(state.serialize())
+            assert world == fresh.resample_from_infostate(seat, step * 10 + seat), (step, seat)
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
 # --------------------------------------------------------------------------------------------
 # Cuajo: a purro seat's hand is drawn among the hands with waits, not kept.
 

@@ -13,10 +13,9 @@ use crate::{config_err, parse_err, Result};
 use eval::{is_king, kind, partitionable, rank_of, suit_of, total, Counts, Melds, KINDS, KING};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 const PACK: &Pack = &CUAJO_112;
 const SEATS: usize = 4;
@@ -2421,7 +2420,7 @@ pub struct Unseen {
     law: Option<SecretLaw>,
     /// [`Unseen::ready_seats`] per choice of the hidden secrets' kinds (their action ids),
     /// made when a fallback walk first needs them.
-    walk_ready: RefCell<BTreeMap<Vec<usize>, Rc<WalkReady>>>,
+    walk_ready: Mutex<BTreeMap<Vec<usize>, Arc<WalkReady>>>,
 }
 
 /// Draws of a seat's cards among the hands with waits that a fallback walk's proposal tries
@@ -2691,7 +2690,7 @@ impl Unseen {
             order: Vec::new(),
             waited: [false; SEATS],
             law: None,
-            walk_ready: RefCell::default(),
+            walk_ready: Mutex::default(),
         };
         let dealer = start.dealer as usize;
         for i in 0..SOWEE_POS {
@@ -3072,14 +3071,12 @@ impl Unseen {
     }
 
     /// [`Unseen::ready_seats`] for `chosen`, made once.
-    fn walk_ready(&self, start: &Cuajo, seat: usize, chosen: &[Action]) -> Rc<WalkReady> {
+    fn walk_ready(&self, start: &Cuajo, seat: usize, chosen: &[Action]) -> Arc<WalkReady> {
         let key = chosen.iter().map(|a| a.index()).collect();
-        let made = self.walk_ready.borrow().get(&key).cloned();
-        made.unwrap_or_else(|| {
-            let seats = Rc::new(self.ready_seats(start, seat, chosen));
-            self.walk_ready.borrow_mut().insert(key, seats.clone());
-            seats
-        })
+        let mut made = self.walk_ready.lock().unwrap_or_else(|e| e.into_inner());
+        made.entry(key)
+            .or_insert_with(|| Arc::new(self.ready_seats(start, seat, chosen)))
+            .clone()
     }
 
     /// Seat `q`'s hand at its last check with waits after all its unseen cards came, as a

@@ -274,7 +274,7 @@ fn one() -> Poly {
 struct Kings {
     suit: [[[Poly; 5]; 4]; 5],
     /// Filled on first use: most bounds never come up.
-    covering: Vec<std::cell::OnceCell<Poly>>,
+    covering: Vec<std::sync::OnceLock<Poly>>,
 }
 
 impl Kings {
@@ -294,7 +294,7 @@ impl Kings {
                 }
             }
         }
-        let covering = (0..625 * 5).map(|_| std::cell::OnceCell::new()).collect();
+        let covering = (0..625 * 5).map(|_| std::sync::OnceLock::new()).collect();
         Kings { suit, covering }
     }
 
@@ -425,7 +425,7 @@ pub struct Ready {
     splits: Vec<([usize; 3], usize, f64)>,
     all: f64,
     /// Per block, without and with the wait, per size: the pattern choices.
-    tables: [[[std::cell::OnceCell<Table>; MOST + 2]; 2]; 3],
+    tables: [[[std::sync::OnceLock<Table>; MOST + 2]; 2]; 3],
 }
 
 impl Ready {
