@@ -919,7 +919,7 @@ impl<G: Game> Tracked<G> {
     /// positions.
     fn walk_start(&self, seen: &Seen<G>, seed: u64) -> Option<Walk<G>> {
         let deck = self.decks.get(self.state.deal_index())?;
-        let known = Option::as_ref(&seen.known)?;
+        let known = seen.known()?;
         if seen.positions.is_empty() {
             return None;
         }
@@ -975,7 +975,7 @@ impl<G: Game> Tracked<G> {
     /// equilibrium; how near it gets is measured (docs/engine.md, "Determinisation"), not
     /// proven.
     fn walk(&self, seen: &Seen<G>, walk: &mut Walk<G>, steps: usize) {
-        let Some(known) = Option::as_ref(&seen.known) else {
+        let Some(known) = seen.known() else {
             return;
         };
         let start = &*self.deal_start;
@@ -1124,7 +1124,7 @@ impl<G: Game> Tracked<G> {
         let seat = seen.seat;
         let start = self.deal_start.as_ref();
         let acts = &self.history[self.deal_start_at..];
-        let known = Option::as_ref(&seen.known)?;
+        let known = seen.known()?;
         let mut rng = Rng::new(seed);
         for _ in 0..attempts {
             let Some((deck, new_acts, replayed)) =
@@ -1397,6 +1397,11 @@ pub(crate) struct Seen<G: Game> {
 }
 
 impl<G: Game> Seen<G> {
+    /// What the seat knows of the current deal, if a re-deal of it can be proposed.
+    fn known(&self) -> Option<&G::Known> {
+        self.known.as_ref().as_ref()
+    }
+
     /// Whether the seat could not tell `state` (a re-deal) from what it saw: the same turn,
     /// the same legal actions when it is to act (`then` legal too, if given), and the same
     /// view ([`Game::sees_same`]).
@@ -2295,7 +2300,7 @@ mod tests {
                 while !t.state.is_terminal() {
                     let seat = (t.state.current_player().unwrap_or(0) + 1) % 4;
                     let seen = t.seen_by(seat);
-                    let known = Option::as_ref(&seen.known).unwrap();
+                    let known = seen.known().unwrap();
                     let deck = &t.decks[t.state.deal_index()];
                     let mine = &t.history[t.deal_start_at..];
                     sowee += usize::from(

@@ -585,13 +585,18 @@ class CiceraState(ReferenceState):
     def _options(self, card: int) -> list[tuple[int, ...]]:
         return capture_sets(self._hand.table, card, bool(self._cfg["force_single_match"]))
 
+    def _sets_left(self) -> list[tuple[int, ...]]:
+        """The capture sets of the capture being made that extend the cards taken so far."""
+        h = self._hand
+        k = len(h.taken)
+        return [s for s in h.options if list(s[:k]) == h.taken]
+
     def _legal_actions(self) -> list[int]:
         if self._terminal:
             return []
         h = self._hand
         if h.phase == "capture":
-            k = len(h.taken)
-            nxt = {s[k] for s in h.options if list(s[:k]) == h.taken}
+            nxt = {s[len(h.taken)] for s in self._sets_left()}
             return sorted(TAKE_BASE + t for t in nxt)
         trails: list[int] = []
         caps: list[int] = []
@@ -638,11 +643,10 @@ class CiceraState(ReferenceState):
         h = self._hand
         if not self._cfg["auto_complete_unique"]:
             return
-        k = len(h.taken)
-        left = [s for s in h.options if list(s[:k]) == h.taken]
+        left = self._sets_left()
         if len(left) != 1:
             return
-        for t in left[0][k:]:
+        for t in left[0][len(h.taken) :]:
             h.taken.append(t)
             self._event(None, f"{_p(p)} takes {_fmt(t)}")
         self._resolve_capture(p)
